@@ -1,0 +1,67 @@
+// The rules `n8n-node lint` (@n8n/node-cli) applies to community packages, with their
+// plugins as direct dev dependencies; the sandbox, tests and scripts get the TypeScript rules.
+import js from '@eslint/js';
+import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+import { globalIgnores } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importPlugin from 'eslint-plugin-import-x';
+import n8nNodesPlugin from 'eslint-plugin-n8n-nodes-base';
+import tseslint from 'typescript-eslint';
+
+const communityNodes = n8nCommunityNodesPlugin.configs.recommended;
+
+export default tseslint.config(
+	globalIgnores(['dist', 'node_modules', 'coverage', '.n8n-demo', 'test-artifacts']),
+	{
+		files: ['**/*.ts'],
+		extends: [
+			js.configs.recommended,
+			tseslint.configs.recommended,
+			communityNodes,
+			importPlugin.configs['flat/recommended'],
+		],
+		rules: {
+			'prefer-spread': 'off',
+			'no-console': 'error',
+		},
+	},
+	{
+		plugins: { 'n8n-nodes-base': n8nNodesPlugin },
+		settings: {
+			'import-x/resolver-next': [createTypeScriptImportResolver()],
+		},
+	},
+	{
+		files: ['package.json'],
+		extends: [communityNodes],
+		rules: {
+			...n8nNodesPlugin.configs.community.rules,
+		},
+		languageOptions: {
+			parser: tseslint.parser,
+			parserOptions: { extraFileExtensions: ['.json'] },
+		},
+	},
+	{
+		files: ['./credentials/**/*.ts'],
+		rules: {
+			...n8nNodesPlugin.configs.credentials.rules,
+			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+			'n8n-nodes-base/cred-class-field-type-options-password-missing': 'off',
+		},
+	},
+	{
+		files: ['./nodes/**/*.ts'],
+		rules: {
+			...n8nNodesPlugin.configs.nodes.rules,
+			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
+			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
+			'n8n-nodes-base/node-param-type-options-max-value-present': 'off',
+		},
+	},
+	{
+		// The sandbox is a server and the scripts are command-line tools: they print.
+		files: ['sandbox/**/*.ts', 'scripts/**/*', 'test/**/*.ts'],
+		rules: { 'no-console': 'off' },
+	},
+);

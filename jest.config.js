@@ -1,0 +1,11 @@
+/** @type {import('jest').Config} */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	// The real-n8n suite runs separately (npm run test:e2e): it needs an installed n8n.
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+	// Type checking is `tsc --noEmit` in `npm run lint`; tests only transpile.
+	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+	testTimeout: 30000,
+};

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs a command with Node 22+ and this project's dependencies in place, so the README's
+# commands work on a fresh machine (see node-env.sh).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/node-env.sh"
+ensure_deps
+exec "$@"
