@@ -17,13 +17,17 @@ export default tseslint.config(
 		extends: [
 			js.configs.recommended,
 			tseslint.configs.recommended,
-			communityNodes,
 			importPlugin.configs['flat/recommended'],
 		],
 		rules: {
 			'prefer-spread': 'off',
 			'no-console': 'error',
 		},
+	},
+	{
+		// What n8n loads: no dependencies, no Node built-ins (n8n Cloud's rules).
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		extends: [communityNodes],
 	},
 	{
 		plugins: { 'n8n-nodes-base': n8nNodesPlugin },
