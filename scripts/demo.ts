@@ -1,0 +1,156 @@
+// Fills a running n8n with what the demo needs: the owner login, credentials that point at the
+// sandbox, and the example workflows, published. `npm start` and the end-to-end tests use it.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { N8n, Owner } from './n8n-instance';
+import { PACKAGE_NAME } from './n8n-instance';
+
+export const EXAMPLES_DIR = join(__dirname, '..', 'examples');
+
+export const DEMO_OWNER: Owner = {
+	email: 'demo@example.com',
+	password: 'Compliance-Demo-1',
+	firstName: 'Demo',
+	lastName: 'Owner',
+};
+
+/** The folder the shipped examples write to: the one n8n's Docker image lets file nodes use. */
+export const EXAMPLES_FILES_DIR = '/home/node/.n8n-files';
+
+export const API_KEY_CREDENTIAL = 'Compliance Records sandbox (API key)';
+export const OAUTH2_CREDENTIAL = 'Compliance Records sandbox (OAuth2)';
+
+/** The parts of a started sandbox the demo needs. */
+export interface SandboxEndpoints {
+	baseUrl: string;
+	authUrl: string;
+	apiKey: string;
+	oauthClientId: string;
+}
+
+export interface WorkflowJson {
+	id?: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, unknown>;
+	settings?: Record<string, unknown>;
+	[key: string]: unknown;
+}
+
+export interface WorkflowNode {
+	name: string;
+	type: string;
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, { id: string; name: string }>;
+	[key: string]: unknown;
+}
+
+export interface ImportedWorkflow {
+	id: string;
+	name: string;
+	file: string;
+}
+
+export interface DemoSetup {
+	credentials: { apiKey: string; oAuth2: string };
+	examples: ImportedWorkflow[];
+}
+
+/** Signs in (creating the owner on first run), then creates or refreshes credentials and examples. */
+export async function provisionDemo(
+	n8n: N8n,
+	sandbox: SandboxEndpoints,
+	options: { filesDir: string; publishExamples?: boolean },
+): Promise<DemoSetup> {
+	await n8n.rest.signInOwner(DEMO_OWNER);
+	const credentials = {
+		apiKey: await saveCredential(n8n, API_KEY_CREDENTIAL, 'complianceRecordsApi', {
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.apiKey,
+		}),
+		// PKCE with a public client: the sandbox's client id is all it needs. "Connect my account"
+		// in the editor runs the authorization flow against the sandbox's authorization server.
+		oAuth2: await saveCredential(n8n, OAUTH2_CREDENTIAL, 'complianceRecordsOAuth2Api', {
+			baseUrl: sandbox.baseUrl,
+			authServerUrl: sandbox.authUrl,
+			clientId: sandbox.oauthClientId,
+		}),
+	};
+	const examples: ImportedWorkflow[] = [];
+	for (const file of exampleFiles()) {
+		const workflow = adaptExample(readExample(file), {
+			filesDir: options.filesDir,
+			apiKeyCredential: { id: credentials.apiKey, name: API_KEY_CREDENTIAL },
+		});
+		const id = await replaceWorkflow(n8n, workflow, options.publishExamples ?? true);
+		examples.push({ id, name: workflow.name, file });
+	}
+	return { credentials, examples };
+}
+
+export function exampleFiles(): string[] {
+	return readdirSync(EXAMPLES_DIR)
+		.filter((name) => name.endsWith('.json'))
+		.sort();
+}
+
+export function readExample(file: string): WorkflowJson {
+	return JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson;
+}
+
+/**
+ * Turns a shipped example into what this n8n runs: node types of the package loaded from the
+ * custom folder (`CUSTOM.` instead of the package name, which is what an install from
+ * Settings → Community Nodes gives), the demo's files folder, and the sandbox's credential.
+ */
+export function adaptExample(
+	workflow: WorkflowJson,
+	options: { filesDir: string; apiKeyCredential: { id: string; name: string } },
+): WorkflowJson {
+	const nodes = workflow.nodes.map((node) => {
+		const adapted: WorkflowNode = JSON.parse(
+			JSON.stringify(node).split(EXAMPLES_FILES_DIR).join(options.filesDir),
+		) as WorkflowNode;
+		if (node.type.startsWith(`${PACKAGE_NAME}.`)) {
+			adapted.type = `CUSTOM.${node.type.slice(PACKAGE_NAME.length + 1)}`;
+			adapted.credentials = { complianceRecordsApi: options.apiKeyCredential };
+		}
+		return adapted;
+	});
+	return { ...workflow, nodes };
+}
+
+async function saveCredential(n8n: N8n, name: string, type: string, data: Record<string, unknown>): Promise<string> {
+	const existing = await n8n.rest.request<Array<{ id: string; name: string; type: string }>>('GET', '/credentials');
+	const found = existing.find((credential) => credential.name === name && credential.type === type);
+	if (found) {
+		// Same id, so workflows that use it keep working. The sandbox may run on other ports than
+		// last time, and it forgets its OAuth2 tokens when it stops: point the credential at this
+		// sandbox and drop any token from the last run.
+		await n8n.rest.request('PATCH', `/credentials/${found.id}`, { name, type, data });
+		if (type.endsWith('OAuth2Api')) await n8n.rest.request('DELETE', `/credentials/${found.id}/oauth-token`);
+		return found.id;
+	}
+	const created = await n8n.rest.request<{ id: string }>('POST', '/credentials', { name, type, data });
+	return created.id;
+}
+
+/**
+ * Imports a workflow, replacing one of the same name: the sandbox's data is new on every start,
+ * so a published trigger must start again from scratch rather than from last run's cursor.
+ */
+async function replaceWorkflow(n8n: N8n, workflow: WorkflowJson, publish: boolean): Promise<string> {
+	const existing = await n8n.rest.request<Array<{ id: string; name: string }>>('GET', '/workflows');
+	for (const old of existing.filter((candidate) => candidate.name === workflow.name)) {
+		await n8n.rest.request('POST', `/workflows/${old.id}/archive`, {});
+		await n8n.rest.request('DELETE', `/workflows/${old.id}`);
+	}
+	const body: WorkflowJson = { ...workflow };
+	delete body.id; // n8n gives the new workflow its own id
+	const created = await n8n.rest.request<{ id: string; versionId: string }>('POST', '/workflows', body);
+	if (publish) {
+		await n8n.rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
+	}
+	return created.id;
+}

@@ -1,0 +1,253 @@
+// A real n8n (the cached install from n8n-install.ts) run as a child process, with this package
+// loaded the way `n8n-node dev` loads a package under development, and a small client of the
+// REST API its editor uses. Used by `npm start` and by the end-to-end tests.
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+import { n8nBin } from './n8n-install';
+
+export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
+
+export interface N8nOptions {
+	/** N8N_USER_FOLDER: n8n keeps its database, settings and custom nodes in `<userFolder>/.n8n`. */
+	userFolder: string;
+	/** Path of the package to load (its `dist/` must be built). */
+	packageRoot: string;
+	port: number;
+	/** Port of n8n's internal task broker (n8n's default is 5679). */
+	brokerPort: number;
+	/** The only folder n8n's file nodes may read and write. */
+	filesDir: string;
+	/** Where n8n's own output goes. */
+	logFile: string;
+}
+
+export interface Owner {
+	email: string;
+	password: string;
+	firstName: string;
+	lastName: string;
+}
+
+/** What `n8n execute --rawOutput` prints: the run's data, as n8n stores it. */
+export interface ExecutionRun {
+	status: string;
+	data: {
+		resultData: {
+			runData: Record<string, NodeRun[]>;
+			error?: { message: string; description?: string };
+			lastNodeExecuted?: string;
+		};
+	};
+}
+
+export interface NodeRun {
+	executionStatus?: string;
+	error?: { message: string; description?: string };
+	data?: { main: Array<Array<{ json: Record<string, unknown> }> | null> };
+}
+
+/**
+ * Links the package into `<userFolder>/.n8n/custom/node_modules`, as `n8n-node dev` does; n8n
+ * then loads its nodes with the type prefix `CUSTOM.` (`CUSTOM.complianceRecords`).
+ *
+ * The link holds what the published package holds (package.json and dist/), not the whole
+ * project: n8n loads every `*.node.js` file under its custom folder, and the project's
+ * node_modules has some that are not n8n nodes (apache-arrow's), which stop n8n from starting.
+ */
+export function linkPackage(userFolder: string, packageRoot: string): void {
+	const packageDir = join(userFolder, '.n8n', 'custom', 'node_modules', PACKAGE_NAME);
+	rmSync(packageDir, { recursive: true, force: true });
+	mkdirSync(packageDir, { recursive: true });
+	for (const entry of ['package.json', 'dist']) symlinkSync(join(packageRoot, entry), join(packageDir, entry));
+}
+
+/** Fails with a clear message when something already listens on the port. */
+export async function assertPortFree(port: number, what: string): Promise<void> {
+	if (!(await isPortFree(port))) {
+		throw new Error(`Port ${port} (${what}) is already in use: stop whatever uses it, or choose another port.`);
+	}
+}
+
+function isPortFree(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
+		const server = createServer();
+		server.once('error', () => resolve(false));
+		server.listen(port, () => server.close(() => resolve(true)));
+	});
+}
+
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+		});
+	});
+}
+
+export class N8n {
+	readonly url: string;
+	readonly rest: N8nRest;
+	private exited: Promise<number | null>;
+
+	private constructor(
+		private readonly options: N8nOptions,
+		private readonly child: ChildProcess,
+	) {
+		this.url = `http://localhost:${options.port}`;
+		this.rest = new N8nRest(this.url);
+		this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+	}
+
+	/**
+	 * Spawns `n8n start` and returns at once; `ready()` waits for it. The caller can stop() it
+	 * from the start, even while it is still starting up.
+	 */
+	static launch(options: N8nOptions): N8n {
+		linkPackage(options.userFolder, options.packageRoot);
+		mkdirSync(options.filesDir, { recursive: true });
+		const log = createWriteStream(options.logFile, { flags: 'a' });
+		// Its own process group, so stop() ends n8n and the task runner it spawns, and nothing else.
+		const child = spawn(process.execPath, [n8nBin, 'start'], {
+			env: n8nEnv(options, options.brokerPort),
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		child.stdout?.pipe(log, { end: false });
+		child.stderr?.pipe(log, { end: false });
+		return new N8n(options, child);
+	}
+
+	/** Resolves once n8n's REST API answers: its database migrated and every node loaded. */
+	async ready(timeoutMs = 120_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		let exitCode: number | null | undefined;
+		void this.exited.then((code) => (exitCode = code));
+		const failure = (reason: string) => new Error(`${reason}; see n8n's output in ${this.options.logFile}`);
+		while (Date.now() < deadline) {
+			if (exitCode !== undefined) throw failure(`n8n exited during start-up (exit code ${exitCode})`);
+			const response = await fetch(`${this.url}/rest/settings`).catch(() => undefined);
+			if (response?.ok) return;
+			await new Promise((resolve) => setTimeout(resolve, 500));
+		}
+		throw failure(`n8n did not become ready within ${timeoutMs / 1000} s`);
+	}
+
+	/** Resolves when n8n exits by itself (a crash, or a signal sent by someone else). */
+	onExit(): Promise<number | null> {
+		return this.exited;
+	}
+
+	/** Stops n8n and its task runner: SIGTERM to its process group, SIGKILL after 20 s. */
+	async stop(): Promise<void> {
+		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+		const group = -(this.child.pid as number);
+		signalGroup(group, 'SIGTERM');
+		const killed = setTimeout(() => signalGroup(group, 'SIGKILL'), 20_000);
+		await this.exited;
+		clearTimeout(killed);
+		signalGroup(group, 'SIGKILL'); // anything of the group still running, such as the task runner
+	}
+
+	/**
+	 * Runs a saved workflow with `n8n execute`, in a separate process next to the running n8n
+	 * (same database; its own task broker port). Resolves with the run's data even when a node
+	 * failed; rejects when n8n printed no run at all.
+	 */
+	async execute(workflowId: string): Promise<ExecutionRun> {
+		const brokerPort = await freePort();
+		const child = spawn(process.execPath, [n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], {
+			env: n8nEnv(this.options, brokerPort),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (chunk) => (stdout += chunk));
+		child.stderr.on('data', (chunk) => (stderr += chunk));
+		const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+		// --rawOutput prints the run as pretty JSON after n8n's start-up lines.
+		const start = stdout.search(/^\{$/m);
+		if (start === -1) {
+			throw new Error(`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout}\n${stderr}`.slice(-4000));
+		}
+		return JSON.parse(stdout.slice(start)) as ExecutionRun;
+	}
+}
+
+function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
+	return {
+		...process.env,
+		N8N_USER_FOLDER: options.userFolder,
+		N8N_PORT: String(options.port),
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RESTRICT_FILE_ACCESS_TO: options.filesDir,
+		// No telemetry, no calls home, no survey: this n8n runs offline on a developer's machine.
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+	};
+}
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(group, signal);
+	} catch {
+		// the group is already gone
+	}
+}
+
+export class N8nRestError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+/** The REST API n8n's editor uses (`/rest/...`), signed in with the editor's session cookie. */
+export class N8nRest {
+	private cookie = '';
+	// n8n binds a session to the browser that signed in; this client is one "browser".
+	private readonly browserId = randomUUID();
+
+	constructor(readonly baseUrl: string) {}
+
+	async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+		const response = await fetch(`${this.baseUrl}/rest${path}`, {
+			method,
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': this.browserId,
+				...(this.cookie ? { cookie: this.cookie } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
+		if (setCookie) this.cookie = setCookie.split(';')[0];
+		const text = await response.text();
+		const json = response.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as { data?: T; message?: string }) : undefined;
+		if (!response.ok) {
+			throw new N8nRestError(response.status, `${method} /rest${path}: ${response.status} ${json?.message ?? text}`);
+		}
+		return json?.data as T;
+	}
+
+	/** Creates the instance owner on a fresh n8n, then signs in as the owner. */
+	async signInOwner(owner: Owner): Promise<void> {
+		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
+		if (settings.userManagement.showSetupOnFirstLoad) {
+			await this.request('POST', '/owner/setup', owner);
+		}
+		await this.request('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+	}
+}
