@@ -64,11 +64,17 @@ export class TestNodeTypes implements INodeTypes {
 /** The node types of this package that tests run; the trigger helper adds its own. */
 export const defaultNodeTypes = () => new TestNodeTypes([new ComplianceRecords()]);
 
+export interface WorkflowOptions {
+	staticData?: IWorkflowBase['staticData'];
+	/** The workflow's time zone setting; n8n's default zone when absent. */
+	timezone?: string;
+}
+
 /** A one-node workflow, as n8n builds one to run or to load a node's dropdowns. */
 export function workflowWith(
 	node: INode,
 	nodeTypes: INodeTypes,
-	staticData: IWorkflowBase['staticData'] = {},
+	{ staticData = {}, timezone }: WorkflowOptions = {},
 ): Workflow {
 	return new Workflow({
 		id: 'test-workflow',
@@ -78,7 +84,7 @@ export function workflowWith(
 		active: false,
 		nodeTypes,
 		staticData,
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...(timezone && { timezone }) },
 	});
 }
 

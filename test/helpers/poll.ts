@@ -34,7 +34,7 @@ export function createPoller({ nodeType, nodeTypes, parameters, credentials }: P
 	let saved: IDataObject = {};
 	let workflow: Workflow;
 	const restart = () => {
-		workflow = workflowWith(node, nodeTypes, deepCopy(saved));
+		workflow = workflowWith(node, nodeTypes, { staticData: deepCopy(saved) });
 	};
 	restart();
 	const save = () => {

@@ -1,7 +1,8 @@
-import { LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { LoadOptionsContext, WorkflowExecute, WorkflowHasIssuesError } from 'n8n-core';
 import type {
 	ExecutionBaseError,
 	IDataObject,
+	IRun,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
@@ -42,17 +43,19 @@ export interface NodeRun {
 	items: INodeExecutionData[];
 	/** The records output: each item's JSON. */
 	json: IDataObject[];
-	/** The error that stopped the execution, as n8n recorded it. */
-	error?: ExecutionBaseError;
+	/** The error that stopped the execution, as n8n recorded it (or n8n's refusal to start it). */
+	error?: ExecutionBaseError | WorkflowHasIssuesError;
 }
 
 /**
  * Runs the node as n8n runs a workflow: n8n-core's WorkflowExecute on an n8n-workflow Workflow,
  * the node receiving `input` as the items of the node before it.
  */
-export async function runNode(options: NodeUnderTest & { input?: IDataObject[] }): Promise<NodeRun> {
+export async function runNode(
+	options: NodeUnderTest & { input?: IDataObject[]; timezone?: string },
+): Promise<NodeRun> {
 	const node = nodeUnderTest(options);
-	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes());
+	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { timezone: options.timezone });
 	const additionalData = additionalDataFor(options.credentials, 'manual', {
 		id: workflow.id,
 		name: workflow.name,
@@ -64,7 +67,14 @@ export async function runNode(options: NodeUnderTest & { input?: IDataObject[] }
 		executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] },
 	});
 
-	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	let run: IRun;
+	try {
+		run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	} catch (error) {
+		// n8n checks the node's parameters (e.g. a required field left empty) before running it.
+		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error };
+		throw error;
+	}
 	const task = run.data.resultData.runData[node.name]?.[0];
 	if (!task) throw new UnexpectedError('The node did not run', { extra: { error: run.data.resultData.error } });
 	const items = task.data?.main[0] ?? [];
