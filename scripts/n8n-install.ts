@@ -1,7 +1,6 @@
-#!/usr/bin/env node
 // Installs the pinned real n8n once into a cache outside the repo and reuses it afterwards.
-// `npm start`, `npm run test:e2e` and `.ci/run` all call ensureN8n(); run this file directly
-// to install ahead of time. Needs Node 24 on PATH (run it under scripts/with-env.sh).
+// `npm start` and `npm run test:e2e` (so `.ci/run` too) use it; `tsx scripts/n8n-install.ts`
+// installs ahead of time. Needs Node 22+ on PATH: run it under scripts/with-env.sh.
 //
 // Two workarounds for the npm registry n8n installs from (see the README's Compatibility):
 // - linkedom is pinned to 0.18.14: 0.18.15 depends on a package the registry lacks;
@@ -17,7 +16,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 
 export const N8N_VERSION = '2.40.7';
 
@@ -34,12 +32,12 @@ export const n8nBin = join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
 const completeMarker = join(n8nDir, '.install-complete');
 const lockDir = `${n8nDir}.lock`;
 
-const log = (message) => process.stderr.write(`[n8n install] ${message}\n`);
+const log = (message: string) => process.stderr.write(`[n8n install] ${message}\n`);
 
 export const isN8nInstalled = () => existsSync(completeMarker) && existsSync(n8nBin);
 
 /** Installs n8n unless the cache already holds it; returns the path of the n8n entry point. */
-export async function ensureN8n() {
+export async function ensureN8n(): Promise<string> {
 	if (isN8nInstalled()) return n8nBin;
 	const nodeMajor = Number(process.versions.node.split('.')[0]);
 	if (nodeMajor < 22) {
@@ -57,7 +55,7 @@ export async function ensureN8n() {
 
 async function acquireLock() {
 	mkdirSync(cacheRoot, { recursive: true });
-	let waitingSince;
+	let waitingSince: number | undefined;
 	for (;;) {
 		try {
 			mkdirSync(lockDir); // atomic: fails if another run holds the lock
@@ -136,16 +134,22 @@ function removeLeftovers() {
  * Runs a command, printing a progress line every 15 s; `onLine` sees each line it prints.
  * Rejects with the end of its output when it fails.
  */
-function runWithProgress(command, args, cwd, describeProgress, onLine = () => {}) {
+function runWithProgress(
+	command: string,
+	args: string[],
+	cwd: string,
+	describeProgress: () => string,
+	onLine: (line: string) => void = () => {},
+): Promise<void> {
 	const startedAt = Date.now();
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 		let output = '';
 		let partialLine = '';
-		const collect = (chunk) => {
+		const collect = (chunk: Buffer) => {
 			output = (output + chunk).slice(-20000);
 			const lines = (partialLine + chunk).split('\n');
-			partialLine = lines.pop();
+			partialLine = lines.pop() ?? '';
 			lines.forEach(onLine);
 		};
 		child.stdout.on('data', collect);
@@ -166,7 +170,7 @@ function runWithProgress(command, args, cwd, describeProgress, onLine = () => {}
 	});
 }
 
-function capture(command, args, cwd) {
+function capture(command: string, args: string[], cwd: string): Promise<string> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
 		let output = '';
@@ -178,7 +182,7 @@ function capture(command, args, cwd) {
 	});
 }
 
-function countPackages(nodeModules) {
+function countPackages(nodeModules: string): number {
 	if (!existsSync(nodeModules)) return 0;
 	let count = 0;
 	for (const name of readdirSync(nodeModules)) {
@@ -188,7 +192,7 @@ function countPackages(nodeModules) {
 	return count;
 }
 
-function isAlive(pid) {
+function isAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
 		return true;
@@ -197,7 +201,7 @@ function isAlive(pid) {
 	}
 }
 
-function readFileIfExists(path) {
+function readFileIfExists(path: string): string {
 	try {
 		return readFileSync(path, 'utf8');
 	} catch {
@@ -205,12 +209,12 @@ function readFileIfExists(path) {
 	}
 }
 
-function formatDuration(ms) {
+export function formatDuration(ms: number): string {
 	const seconds = Math.round(ms / 1000);
 	return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (require.main === module) {
 	ensureN8n()
 		.then((bin) => log(`ready: ${bin}`))
 		.catch((error) => {

@@ -48,7 +48,9 @@ async function main(): Promise<void> {
 		await n8n?.stop();
 		await sandbox.close();
 	};
+	let stopping = false;
 	onStopSignal(async () => {
+		stopping = true;
 		console.log('\nStopping n8n and the sandbox...');
 		await stopAll();
 		process.exit(0);
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
 	}
 
 	const exitCode = await n8n.onExit();
+	if (stopping) return; // stopped by Ctrl-C: the signal handler finishes
 	console.error(`\nn8n stopped by itself (exit code ${exitCode}). The end of its output:\n${tail(n8nLog, 30)}`);
 	await sandbox.close();
 	process.exit(1);
@@ -130,12 +133,13 @@ function run(command: string, args: string[]): Promise<void> {
 	});
 }
 
+/** Runs the handler on the first Ctrl-C (or SIGTERM, SIGHUP); later signals are ignored. */
 function onStopSignal(handler: () => Promise<void>): void {
-	let stopping = false;
+	let handled = false;
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 		process.on(signal, () => {
-			if (stopping) return;
-			stopping = true;
+			if (handled) return;
+			handled = true;
 			void handler();
 		});
 	}
