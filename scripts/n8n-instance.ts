@@ -156,30 +156,30 @@ export class N8n {
 		clearTimeout(killed);
 		signalGroup(group, 'SIGKILL'); // anything of the group still running, such as the task runner
 	}
+}
 
-	/**
-	 * Runs a saved workflow with `n8n execute`, in a separate process next to the running n8n
-	 * (same database; its own task broker port). Resolves with the run's data even when a node
-	 * failed; rejects when n8n printed no run at all.
-	 */
-	async execute(workflowId: string): Promise<ExecutionRun> {
-		const brokerPort = await freePort();
-		const child = spawn(process.execPath, [n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], {
-			env: n8nEnv(this.options, brokerPort),
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		let stdout = '';
-		let stderr = '';
-		child.stdout.on('data', (chunk) => (stdout += chunk));
-		child.stderr.on('data', (chunk) => (stderr += chunk));
-		const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-		// --rawOutput prints the run as pretty JSON after n8n's start-up lines.
-		const start = stdout.search(/^\{$/m);
-		if (start === -1) {
-			throw new Error(`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout}\n${stderr}`.slice(-4000));
-		}
-		return JSON.parse(stdout.slice(start)) as ExecutionRun;
+/**
+ * Runs a saved workflow with `n8n execute`, in a separate process next to a running n8n (same
+ * user folder and database; its own task broker port). Resolves with the run's data even when
+ * a node failed; rejects when n8n printed no run at all.
+ */
+export async function executeWorkflow(options: N8nOptions, workflowId: string): Promise<ExecutionRun> {
+	const brokerPort = await freePort();
+	const child = spawn(process.execPath, [n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], {
+		env: n8nEnv(options, brokerPort),
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.on('data', (chunk) => (stdout += chunk));
+	child.stderr.on('data', (chunk) => (stderr += chunk));
+	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+	// --rawOutput prints the run as pretty JSON after n8n's start-up lines.
+	const start = stdout.search(/^\{$/m);
+	if (start === -1) {
+		throw new Error(`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout}\n${stderr}`.slice(-4000));
 	}
+	return JSON.parse(stdout.slice(start)) as ExecutionRun;
 }
 
 function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
