@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { UserError } from 'n8n-workflow';
 
-import { API_VERSION, insecureUrlProblem } from '../nodes/ComplianceRecords/shared/transport';
+import { insecureUrlProblem, SERVICE_HEADERS } from '../nodes/ComplianceRecords/shared/transport';
 
 /** Where a request goes once axios joins its base URL and path. */
 function targetUrl(requestOptions: IHttpRequestOptions): string {
@@ -73,7 +73,7 @@ export class ComplianceRecordsApi implements ICredentialType {
 		request: {
 			baseURL: '={{ $credentials.baseUrl }}',
 			url: '/firm',
-			headers: { 'accept-version': API_VERSION },
+			headers: { ...SERVICE_HEADERS },
 		},
 		rules: [
 			{

@@ -66,7 +66,7 @@ export function insecureUrlProblem(url: string): string | undefined {
 	}
 	if (parsed.protocol === 'https:') return undefined;
 	if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
-	return `Refusing to send credentials to ${parsed.origin}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's Base URL to its https:// address.`;
+	return `Refusing to send credentials to ${parsed.protocol}//${parsed.host}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's Base URL to its https:// address.`;
 }
 
 /** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
