@@ -90,12 +90,12 @@ export function dateField(displayName: string, name: string, bodyPath: string, d
 
 /** The optional fields of a person: an individual, a sole trader's individual, an update. */
 export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
-	return [
+	return byDisplayName([
 		addressField('Residential Address', 'residentialAddress', `${bodyPrefix}residentialAddress`),
 		birthField(`${bodyPrefix}birth`),
 		emailField(`${bodyPrefix}email`),
 		textField('Middle Name', 'middleName', `${bodyPrefix}middleName`),
-	];
+	]);
 }
 
 

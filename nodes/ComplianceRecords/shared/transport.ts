@@ -78,7 +78,7 @@ export function trimmedUrl(url: unknown): string {
 
 /** The same rule inside an n8n expression, for credential fields computed from a URL field. */
 export function trimmedUrlExpression(reference: string): string {
-	return `${reference}.trim().replace(/\\/+$/, "")`;
+	return `String(${reference} ?? "").trim().replace(/\\/+$/, "")`;
 }
 
 /** The credential's base URL, trimmed and without trailing slashes, refused if insecure. */
