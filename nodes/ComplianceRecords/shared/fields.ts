@@ -86,7 +86,7 @@ export function addressField(displayName: string, name: string, bodyPath: string
 	};
 }
 
-export function emailField(bodyPath: string): INodeProperties {
+function emailField(bodyPath: string): INodeProperties {
 	return textField('Email', 'email', bodyPath, {
 		placeholder: 'name@email.com',
 		routing: { send: { ...toBody(bodyPath).send, preSend: [emailInBody(bodyPath, 'Email')] } },
@@ -94,7 +94,7 @@ export function emailField(bodyPath: string): INodeProperties {
 }
 
 /** One date string in n8n, sent as the service's `{ day, month, year }`. */
-export function birthField(bodyPath: string): INodeProperties {
+function birthField(bodyPath: string): INodeProperties {
 	return textField('Date of Birth', 'birth', bodyPath, {
 		placeholder: '1984-07-21',
 		description: 'As YYYY-MM-DD: the service needs day, month and year together',
@@ -103,7 +103,7 @@ export function birthField(bodyPath: string): INodeProperties {
 }
 
 /** A date the service stores as `YYYY-MM-DD`. */
-export function dateField(displayName: string, name: string, bodyPath: string, description: string): INodeProperties {
+function dateField(displayName: string, name: string, bodyPath: string, description: string): INodeProperties {
 	return textField(displayName, name, bodyPath, {
 		placeholder: '2026-03-31',
 		description: `${description}, as YYYY-MM-DD`,

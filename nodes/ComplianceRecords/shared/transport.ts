@@ -42,7 +42,7 @@ export function credentialTypeFor(authentication: Authentication): string {
  * OAuth2 must let 401 throw: that is how n8n notices an expired access token, refreshes it
  * and retries. An API key cannot be refreshed, so its 401 is ours to explain.
  */
-export function statusErrorsReturnedFor(
+function statusErrorsReturnedFor(
 	authentication: Authentication,
 ): boolean | IgnoreStatusErrorConfig {
 	return authentication === 'oAuth2' ? { ignore: true, except: [401] } : true;
@@ -70,7 +70,7 @@ export function insecureUrlProblem(url: string): string | undefined {
 }
 
 /** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
-export function trimmedUrl(url: unknown): string {
+function trimmedUrl(url: unknown): string {
 	return String(url ?? '')
 		.trim()
 		.replace(/\/+$/, '');
@@ -82,7 +82,7 @@ export function trimmedUrlExpression(reference: string): string {
 }
 
 /** The credential's base URL, trimmed and without trailing slashes, refused if insecure. */
-export function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
+function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 	const baseUrl = trimmedUrl(rawBaseUrl);
 	if (!baseUrl) {
 		throw new NodeOperationError(node, 'The credential has no Base URL', {

@@ -2,7 +2,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { inspect } from 'node:util';
 
 import { serviceError } from '../../../../nodes/ComplianceRecords/shared/errors';
-import { CredentialStore, runNode } from '../../../helpers';
+import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
 import { serviceGet, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
@@ -90,6 +90,16 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error?.description).toBe(
 			"Check the Client ID: it may be mistyped, or belong to another firm than the credential's.",
 		);
+	});
+
+	it('404 through OAuth2: mapped the same way', async () => {
+		const store = credentials();
+		await connectOAuth2(store);
+
+		const result = await run({ ...getClient('gone-2'), authentication: 'oAuth2' }, store);
+
+		expect(result.error?.message).toBe('Client "gone-2" was not found: No client with id \'gone-2\' in your firm');
+		expect(sandbox().requests()).toHaveLength(1);
 	});
 
 	it("404: another firm's client is not found either", async () => {
