@@ -10,6 +10,11 @@ export interface Reply {
 	body: any;
 }
 
+/** Sends a request and reads the reply, JSON when it is JSON. */
+export async function send(url: string, init: RequestInit = {}): Promise<Reply> {
+	return reply(await fetch(url, init));
+}
+
 async function reply(response: Response): Promise<Reply> {
 	const text = await response.text();
 	let body: unknown = text;

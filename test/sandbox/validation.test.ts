@@ -1,7 +1,7 @@
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import type { ApiClient } from './helpers';
-import { apiClient, newIndividualClient } from './helpers';
+import { apiClient, newIndividualClient, send } from './helpers';
 
 describe('request validation (spec §4.1, §4.3)', () => {
 	let sandbox: Sandbox;
@@ -86,13 +86,13 @@ describe('request validation (spec §4.1, §4.3)', () => {
 		const broken = await api.request('POST', '/clients', undefined, { 'content-type': 'application/json' });
 		expect(broken.status).toBe(400);
 		expect(broken.body.message).toMatch(/not valid JSON/);
-		const truncated = await fetch(`${sandbox.baseUrl}/clients`, {
+		const truncated = await send(`${sandbox.baseUrl}/clients`, {
 			method: 'POST',
 			headers: { 'accept-version': '1.0.0', authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
 			body: '{"status": "PROSPECT",',
 		});
 		expect(truncated.status).toBe(400);
-		expect((await truncated.json()).message).toMatch(/not valid JSON/);
+		expect(truncated.body.message).toMatch(/not valid JSON/);
 		const form = await api.request('POST', '/clients', undefined, { 'content-type': 'text/plain' });
 		expect(form.status).toBe(415);
 		expect(form.body.message).toMatch(/Content-Type must be application\/json/);
