@@ -27,7 +27,7 @@ export interface ServiceErrorContext {
 const HIDDEN = '**hidden**';
 
 function redact(text: string, secrets: string[]): string {
-	let redacted = text.replace(/Bearer\s+\S+/gi, `Bearer ${HIDDEN}`);
+	let redacted = text.replace(/Bearer\s+[\w.~+/=-]+/gi, `Bearer ${HIDDEN}`);
 	for (const secret of secrets) redacted = redacted.split(secret).join(HIDDEN);
 	return redacted;
 }
