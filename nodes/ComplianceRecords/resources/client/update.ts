@@ -1,0 +1,51 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { byDisplayName, clearFieldsOption, clientAssignmentFields, forOperation } from '../../shared/fields';
+import { recordRouting } from '../../shared/routing';
+import { clearedFieldsInBody, type ClearableFields } from '../../shared/validation';
+import { clientIdField } from './get';
+
+/** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
+export const routing = recordRouting({
+	method: 'PATCH',
+	path: '/clients',
+	record: { label: 'Client', idParameter: 'clientId' },
+});
+
+/** The client fields the service lets an update set to null (spec §4.1). */
+const clearable: ClearableFields = [
+	{ name: 'Business Unit', value: 'businessUnitId' },
+	{ name: 'Manager', value: 'managerId' },
+	{ name: 'Next Review Date', value: 'nextReviewDate' },
+	{ name: 'Partner', value: 'partnerId' },
+	{ name: 'Reference Number', value: 'referenceNumber' },
+];
+
+const properties: INodeProperties[] = [
+	clientIdField,
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: byDisplayName([
+			...clientAssignmentFields,
+			clearFieldsOption(clearable),
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'EXISTING',
+				options: [
+					{ name: 'Existing', value: 'EXISTING' },
+					{ name: 'Prospect', value: 'PROSPECT' },
+				],
+				routing: { send: { type: 'body', property: 'status' } },
+			},
+		]),
+		routing: { send: { preSend: [clearedFieldsInBody('updateFields', clearable)] } },
+	},
+];
+
+export const description = forOperation('client', 'update', properties);
