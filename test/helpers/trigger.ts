@@ -6,7 +6,7 @@ import type { IDataObject, INodeExecutionData, Workflow } from 'n8n-workflow';
 import { createRunExecutionData, deepCopy, UnexpectedError } from 'n8n-workflow';
 
 import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecordsTrigger/ComplianceRecordsTrigger.node';
-import type { Sandbox } from '../../sandbox';
+import type { LoggedRequest, Sandbox } from '../../sandbox';
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
@@ -153,36 +153,61 @@ export async function pageHookProxy(sandbox: Sandbox) {
 	};
 }
 
-let referenceCounter = 0;
+/** Marks the tests' own requests to the sandbox, so the request log can leave them out. */
+const SETUP_HEADER = 'x-test-setup';
 
-/** A change as the firm's users make one: a new reference number (PATCH, through the API). */
-export async function touchClient(sandbox: Sandbox, clientId: string, extra: IDataObject = {}): Promise<IDataObject> {
-	referenceCounter++;
-	const response = await fetch(`${sandbox.baseUrl}/clients/${encodeURIComponent(clientId)}`, {
-		method: 'PATCH',
+async function serviceCall(sandbox: Sandbox, method: string, path: string, body?: IDataObject): Promise<IDataObject> {
+	const response = await fetch(`${sandbox.baseUrl}${path}`, {
+		method,
 		headers: {
 			authorization: `Bearer ${sandbox.apiKey}`,
 			'accept-version': '1.0.0',
 			'content-type': 'application/json',
+			[SETUP_HEADER]: '1',
 		},
-		body: JSON.stringify({ referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...extra }),
+		body: body && JSON.stringify(body),
 	});
-	if (!response.ok) throw new Error(`PATCH client ${clientId} answered ${response.status}: ${await response.text()}`);
-	return ((await response.json()) as { data: IDataObject }).data;
+	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+	return (await response.json()) as IDataObject;
+}
+
+/** The requests the trigger sent (the tests' own setup requests left out). */
+export function triggerRequests(sandbox: Sandbox): LoggedRequest[] {
+	return sandbox.requests().filter((request) => request.headers[SETUP_HEADER] === undefined);
+}
+
+let referenceCounter = 0;
+
+/** A change as the firm's users make one (PATCH through the API): a new reference number. */
+export async function touchClient(sandbox: Sandbox, clientId: string, update: IDataObject = {}): Promise<IDataObject> {
+	referenceCounter++;
+	const body = { referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...update };
+	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body)).data as IDataObject;
+}
+
+/** A new client (POST through the API). */
+export async function createClient(sandbox: Sandbox, lastName: string): Promise<IDataObject> {
+	const body = { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Test', lastName } };
+	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
+}
+
+/** Every client of the main firm as the list gives it, in list (creation) order. */
+export async function listAll(sandbox: Sandbox): Promise<IDataObject[]> {
+	const clients: IDataObject[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
+		const page = (await serviceCall(sandbox, 'GET', `/clients?${query}`)) as {
+			data: IDataObject[];
+			meta: { next_cursor?: string };
+		};
+		clients.push(...page.data);
+		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
+	} while (cursor);
+	return clients;
 }
 
 /** Every client id of the main firm, in list (creation) order. */
 export async function clientIds(sandbox: Sandbox): Promise<string[]> {
-	const ids: string[] = [];
-	let cursor: string | undefined;
-	do {
-		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
-		const response = await fetch(`${sandbox.baseUrl}/clients?${query}`, {
-			headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' },
-		});
-		const page = (await response.json()) as { data: Array<{ id: string }>; meta: { next_cursor?: string } };
-		ids.push(...page.data.map((client) => client.id));
-		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
-	} while (cursor);
-	return ids;
+	return (await listAll(sandbox)).map((client) => client.id as string);
 }
