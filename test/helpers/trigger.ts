@@ -1,0 +1,213 @@
+import { Container } from '@n8n/di';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PollContext, PollTriggerExecutor, WorkflowExecute } from 'n8n-core';
+import type { IDataObject, INodeExecutionData, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, deepCopy, UnexpectedError } from 'n8n-workflow';
+
+import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecordsTrigger/ComplianceRecordsTrigger.node';
+import type { LoggedRequest, Sandbox } from '../../sandbox';
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { credentialsFor, type CredentialStore } from './credentials';
+import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
+import { nodeUnderTest } from './runNode';
+
+/*
+ * Runs the Compliance Records Trigger as an active n8n workflow does, with the knobs the
+ * exactly-once tests need on top of `createPoller`: the poll budget n8n gives a poll, the
+ * workflow's time zone, a saved state to start again from (n8n restarted, or its scheduler ran
+ * an occurrence twice), and a manual "Fetch Test Event" on the same workflow.
+ */
+
+const nodeTypes = new TestNodeTypes([new ComplianceRecords(), new ComplianceRecordsTrigger()]);
+
+export interface TriggerPollerOptions {
+	parameters: IDataObject;
+	credentials: CredentialStore;
+	timezone?: string;
+	/** What n8n's `getPollBudgetMs()` answers; n8n's default (5 minutes) when absent. */
+	budgetMs?: number;
+}
+
+export interface TriggerPoller {
+	/**
+	 * One poll through n8n-core's PollTriggerExecutor: the JSON of the items it emitted ([] when
+	 * none); throws what n8n would record as the poll's error. n8n saves the static data when a
+	 * poll emits or commits its cursor.
+	 */
+	poll(): Promise<IDataObject[]>;
+	/** The trigger node's static data as n8n last saved it. */
+	saved(): IDataObject;
+	/** Rebuilds the workflow from a saved node static data (n8n restarted, or re-ran a tick). */
+	load(saved: IDataObject): void;
+	/** "Fetch Test Event": the workflow run in manual mode by n8n's WorkflowExecute. */
+	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error }>;
+	/** The node static data of the in-memory workflow, whether saved or not. */
+	inMemory(): IDataObject;
+}
+
+export function createTriggerPoller({ parameters, credentials, timezone, budgetMs }: TriggerPollerOptions): TriggerPoller {
+	const node = nodeUnderTest({ nodeType: new ComplianceRecordsTrigger(), parameters: parameters as never, credentials });
+	const key = `node:${node.name}`;
+	let saved: IDataObject = {};
+	let workflow: Workflow;
+	const load = (nodeStaticData: IDataObject) => {
+		saved = { [key]: deepCopy(nodeStaticData) };
+		workflow = workflowWith(node, nodeTypes, { staticData: deepCopy(saved), timezone });
+	};
+	load({});
+	const save = () => {
+		saved = deepCopy(workflow.staticData) as IDataObject;
+	};
+	const workflowData = () => ({ id: workflow.id, name: workflow.name, nodes: [node], connections: {} }) as never;
+
+	return {
+		async poll() {
+			let emitted: INodeExecutionData[][] | null = null;
+			let failure: Error | undefined;
+			const context = new PollContext(
+				workflow,
+				node,
+				additionalDataFor(credentials, 'trigger', workflowData()),
+				'trigger',
+				'activate',
+				(data) => {
+					emitted = data;
+					save();
+				},
+				(error) => {
+					failure = error;
+				},
+				async () => save(),
+				undefined,
+				undefined,
+				budgetMs === undefined ? undefined : () => budgetMs,
+			);
+			await Container.get(PollTriggerExecutor).create(workflow, node, context, () => true)();
+			if (failure) throw failure;
+			return (emitted as INodeExecutionData[][] | null)?.[0]?.map((item) => item.json) ?? [];
+		},
+		saved: () => deepCopy((saved[key] ?? {}) as IDataObject),
+		load,
+		inMemory: () => deepCopy(workflow.getStaticData('node', node)) as IDataObject,
+		async fetchTestEvent() {
+			const runExecutionData = createRunExecutionData({
+				executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] },
+			});
+			const additionalData = additionalDataFor(credentials, 'manual', workflowData());
+			const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+			const task = run.data.resultData.runData[node.name]?.[0];
+			if (!task) throw new UnexpectedError('The trigger did not run', { extra: { error: run.data.resultData.error } });
+			const json = (task.data?.main[0] ?? []).map((item) => item.json);
+			return { json, error: task.error ?? run.data.resultData.error };
+		},
+	};
+}
+
+/**
+ * A pass-through proxy in front of the sandbox that runs `beforePage(n)` before forwarding the
+ * n-th request for a page after the first (`GET /clients` with a cursor): a deterministic way to
+ * change clients while a poll is paging. Point credentials at it with `credentials()`.
+ */
+export async function pageHookProxy(sandbox: Sandbox) {
+	let beforePage: (page: number) => Promise<void> | void = () => undefined;
+	let laterPages = 0;
+	const upstream = new URL(sandbox.baseUrl);
+
+	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', async () => {
+			try {
+				const url = new URL(request.url ?? '/', upstream.origin);
+				if (request.method === 'GET' && url.pathname === `${upstream.pathname.replace(/\/$/, '')}/clients` && url.searchParams.has('cursor')) {
+					laterPages++;
+					await beforePage(laterPages + 1);
+				}
+				const headers = Object.fromEntries(
+					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
+				) as Record<string, string>;
+				const answer = await fetch(url, {
+					method: request.method,
+					headers,
+					body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+				});
+				response.writeHead(answer.status, Object.fromEntries(answer.headers));
+				response.end(Buffer.from(await answer.arrayBuffer()));
+			} catch (error) {
+				response.writeHead(502).end(String(error));
+			}
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname.replace(/\/$/, '')}`;
+
+	return {
+		credentials: () => credentialsFor({ ...sandbox, baseUrl }),
+		/** Runs before each later page of every listing; reset with `onLaterPage(() => {})`. */
+		onLaterPage(hook: (page: number) => Promise<void> | void) {
+			beforePage = hook;
+			laterPages = 0;
+		},
+		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+/** Marks the tests' own requests to the sandbox, so the request log can leave them out. */
+const SETUP_HEADER = 'x-test-setup';
+
+async function serviceCall(sandbox: Sandbox, method: string, path: string, body?: IDataObject): Promise<IDataObject> {
+	const response = await fetch(`${sandbox.baseUrl}${path}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${sandbox.apiKey}`,
+			'accept-version': '1.0.0',
+			'content-type': 'application/json',
+			[SETUP_HEADER]: '1',
+		},
+		body: body && JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+	return (await response.json()) as IDataObject;
+}
+
+/** The requests the trigger sent (the tests' own setup requests left out). */
+export function triggerRequests(sandbox: Sandbox): LoggedRequest[] {
+	return sandbox.requests().filter((request) => request.headers[SETUP_HEADER] === undefined);
+}
+
+let referenceCounter = 0;
+
+/** A change as the firm's users make one (PATCH through the API): a new reference number. */
+export async function touchClient(sandbox: Sandbox, clientId: string, update: IDataObject = {}): Promise<IDataObject> {
+	referenceCounter++;
+	const body = { referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...update };
+	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body)).data as IDataObject;
+}
+
+/** A new client (POST through the API). */
+export async function createClient(sandbox: Sandbox, lastName: string): Promise<IDataObject> {
+	const body = { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Test', lastName } };
+	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
+}
+
+/** Every client of the main firm as the list gives it, in list (creation) order. */
+export async function listAll(sandbox: Sandbox): Promise<IDataObject[]> {
+	const clients: IDataObject[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
+		const page = (await serviceCall(sandbox, 'GET', `/clients?${query}`)) as {
+			data: IDataObject[];
+			meta: { next_cursor?: string };
+		};
+		clients.push(...page.data);
+		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
+	} while (cursor);
+	return clients;
+}
+
+/** Every client id of the main firm, in list (creation) order. */
+export async function clientIds(sandbox: Sandbox): Promise<string[]> {
+	return (await listAll(sandbox)).map((client) => client.id as string);
+}
