@@ -104,7 +104,8 @@ export class N8n {
 	) {
 		this.url = `http://localhost:${options.port}`;
 		this.rest = new N8nRest(this.url);
-		this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+		// 'close', not 'exit': by then all of its output has reached the log.
+		this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
 	}
 
 	/**
@@ -134,8 +135,10 @@ export class N8n {
 		const failure = (reason: string) => new Error(`${reason}; see n8n's output in ${this.options.logFile}`);
 		while (Date.now() < deadline) {
 			if (exitCode !== undefined) throw failure(`n8n exited during start-up (exit code ${exitCode})`);
+			// Until n8n has migrated its database and loaded every node, it answers every path
+			// with a "starting up" page; then its REST API answers JSON.
 			const response = await fetch(`${this.url}/rest/settings`).catch(() => undefined);
-			if (response?.ok) return;
+			if (response?.ok && response.headers.get('content-type')?.includes('json')) return;
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
 		throw failure(`n8n did not become ready within ${timeoutMs / 1000} s`);
@@ -183,8 +186,10 @@ export async function executeWorkflow(options: N8nOptions, workflowId: string): 
 }
 
 function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
+	// Not jest's NODE_ENV=test: n8n then behaves as in its own unit tests and refuses to start.
+	const { NODE_ENV: _testEnv, ...environment } = process.env;
 	return {
-		...process.env,
+		...environment,
 		N8N_USER_FOLDER: options.userFolder,
 		N8N_PORT: String(options.port),
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),

@@ -1,0 +1,265 @@
+/**
+ * The end-to-end environment: one sandbox and one real n8n for the whole run (jest's global
+ * setup starts them; every test file shares them), provisioned like `npm start` provisions the
+ * demo: owner, credentials, the example workflows published. Tests reach both over HTTP, and
+ * run workflows with `n8n execute`.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import { startSandbox, type LoggedRequest, type Sandbox } from '../../sandbox';
+import { DEMO_OWNER, provisionDemo, type DemoSetup, type WorkflowJson } from '../../scripts/demo';
+import {
+	executeWorkflow,
+	freePort,
+	N8n,
+	N8nRest,
+	type ExecutionRun,
+	type N8nOptions,
+} from '../../scripts/n8n-instance';
+
+export const PROJECT_ROOT = resolve(__dirname, '..', '..');
+export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e');
+
+/** Everything a test needs to reach the running environment (passed from global setup as JSON). */
+export interface E2eContext {
+	n8nUrl: string;
+	n8nOptions: N8nOptions;
+	sandbox: {
+		baseUrl: string;
+		authUrl: string;
+		apiKey: string;
+		oauthClientId: string;
+		otherFirm: { id: string; apiKey: string };
+	};
+	demo: DemoSetup;
+	/** A published Client Created or Modified trigger of the other firm, watched by trigger.test.ts. */
+	probe: { workflowId: string; apiKey: string };
+	/** When the examples and the probe were published (ms since epoch). */
+	publishedAt: number;
+}
+
+const CONTEXT_VARIABLE = 'COMPLIANCE_RECORDS_E2E';
+
+interface Running {
+	n8n?: N8n;
+	sandbox?: Sandbox;
+}
+
+let running: Running = {};
+
+export async function startEnvironment(): Promise<void> {
+	rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+	const n8nPort = await freePort();
+	const n8nOptions: N8nOptions = {
+		userFolder: join(ARTIFACTS_DIR, 'n8n'),
+		packageRoot: PROJECT_ROOT,
+		port: n8nPort,
+		brokerPort: await freePort(),
+		filesDir: join(ARTIFACTS_DIR, 'files'),
+		logFile: join(ARTIFACTS_DIR, 'n8n.log'),
+	};
+	try {
+		running.sandbox = await startSandbox({
+			clients: 250,
+			controls: true,
+			redirectUris: [`http://localhost:${n8nPort}/rest/oauth2-credential/callback`],
+		});
+		const { sandbox } = running;
+		running.n8n = N8n.launch(n8nOptions);
+		await running.n8n.ready();
+		const demo = await provisionDemo(running.n8n, sandbox, { filesDir: n8nOptions.filesDir });
+		const probe = await publishProbe(running.n8n.rest, sandbox);
+		const context: E2eContext = {
+			n8nUrl: running.n8n.url,
+			n8nOptions,
+			sandbox: {
+				baseUrl: sandbox.baseUrl,
+				authUrl: sandbox.authUrl,
+				apiKey: sandbox.apiKey,
+				oauthClientId: sandbox.oauthClientId,
+				otherFirm: { id: sandbox.otherFirm.id, apiKey: sandbox.otherFirm.apiKey },
+			},
+			demo,
+			probe,
+			publishedAt: Date.now(),
+		};
+		process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
+	} catch (error) {
+		await stopEnvironment();
+		throw error;
+	}
+}
+
+export async function stopEnvironment(): Promise<void> {
+	await running.n8n?.stop();
+	await running.sandbox?.close();
+	running = {};
+}
+
+/**
+ * A published trigger on the sandbox's other firm, so that no other test's change reaches it:
+ * trigger.test.ts alone decides what it sees. Its own credential, so its polls can be told
+ * apart in the sandbox's request log.
+ */
+async function publishProbe(rest: N8nRest, sandbox: Sandbox): Promise<E2eContext['probe']> {
+	const apiKey = sandbox.otherFirm.apiKey;
+	const credential = await rest.request<{ id: string; name: string }>('POST', '/credentials', {
+		name: 'Other firm (trigger probe)',
+		type: 'complianceRecordsApi',
+		data: { baseUrl: sandbox.baseUrl, apiKey },
+	});
+	const workflow = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', {
+		name: 'Trigger probe',
+		nodes: [
+			{
+				id: 'a1f0c3d2-0000-4000-8000-000000000001',
+				name: 'Client created or modified',
+				type: 'CUSTOM.complianceRecordsTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
+				credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	await rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
+	return { workflowId: workflow.id, apiKey };
+}
+
+export function e2e(): E2eContext {
+	const json = process.env[CONTEXT_VARIABLE];
+	if (!json) throw new Error('The e2e environment is not running: run the suite with `npm run test:e2e`');
+	return JSON.parse(json) as E2eContext;
+}
+
+/** The REST API of the running n8n, signed in as the demo owner. */
+export async function signedIn(): Promise<N8nRest> {
+	const rest = new N8nRest(e2e().n8nUrl);
+	await rest.signInOwner(DEMO_OWNER);
+	return rest;
+}
+
+/**
+ * A new API key of the main firm (as made in the service's web app) and an n8n credential with
+ * it: the requests a test causes can then be told apart in the sandbox's request log.
+ */
+export async function withNewApiKey(rest: N8nRest, name: string): Promise<{ id: string; name: string; apiKey: string }> {
+	const { key } = await sandboxControl<{ key: string }>('POST', '/api-keys', { name });
+	const credential = await rest.request<{ id: string; name: string }>('POST', '/credentials', {
+		name,
+		type: 'complianceRecordsApi',
+		data: { baseUrl: e2e().sandbox.baseUrl, apiKey: key },
+	});
+	return { id: credential.id, name: credential.name, apiKey: key };
+}
+
+/** Saves a workflow (nodes of this package typed `CUSTOM.`, as loaded here) and runs it with `n8n execute`. */
+export async function runWorkflow(rest: N8nRest, workflow: WorkflowJson): Promise<ExecutionRun> {
+	const saved = await rest.request<{ id: string }>('POST', '/workflows', workflow);
+	return await executeWorkflow(e2e().n8nOptions, saved.id);
+}
+
+/** The items a node output in a run (its first output, first run). */
+export function nodeOutput(run: ExecutionRun, nodeName: string): Array<Record<string, unknown>> {
+	const nodeRun = run.data.resultData.runData[nodeName]?.[0];
+	if (!nodeRun) throw new Error(`Node "${nodeName}" did not run`);
+	if (nodeRun.error) throw new Error(`Node "${nodeName}" failed: ${nodeRun.error.message}`);
+	return (nodeRun.data?.main[0] ?? []).map((item) => item.json);
+}
+
+/** A request to the service's API, as any client of it would send it. */
+export async function serviceRequest<T = Record<string, unknown>>(
+	method: string,
+	path: string,
+	options: { body?: unknown; apiKey?: string } = {},
+): Promise<T> {
+	const { sandbox } = e2e();
+	const response = await fetch(`${sandbox.baseUrl}${path}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${options.apiKey ?? sandbox.apiKey}`,
+			'accept-version': '1.0.0',
+			'content-type': 'application/json',
+		},
+		body: options.body === undefined ? undefined : JSON.stringify(options.body),
+	});
+	const text = await response.text();
+	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+	return (JSON.parse(text) as { data: T }).data;
+}
+
+/** The sandbox's test controls, over HTTP (the sandbox runs in jest's parent process). */
+export async function sandboxControl<T = unknown>(method: string, route: string, body?: unknown): Promise<T> {
+	const { origin } = new URL(e2e().sandbox.baseUrl);
+	const response = await fetch(`${origin}/__sandbox${route}`, {
+		method,
+		headers: { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	if (!response.ok) throw new Error(`${method} /__sandbox${route} answered ${response.status}: ${text}`);
+	return (text ? (JSON.parse(text) as { data: T }).data : undefined) as T;
+}
+
+export const sandboxRequests = () => sandboxControl<LoggedRequest[]>('GET', '/requests');
+
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	status: string;
+	mode: string;
+	startedAt: string;
+}
+
+/** The executions of a workflow, newest first. */
+export async function executionsOf(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const page = await rest.request<{ results: ExecutionSummary[] }>('GET', `/executions?filter=${filter}&limit=100`);
+	return page.results;
+}
+
+/** One execution's run data. n8n's REST API sends it in the `flatted` format of its editor. */
+export async function executionRun(rest: N8nRest, executionId: string): Promise<ExecutionRun> {
+	const execution = await rest.request<{ status: string; data: string }>('GET', `/executions/${executionId}`);
+	return { status: execution.status, data: parseFlatted(execution.data) as ExecutionRun['data'] };
+}
+
+/**
+ * `flatted` (what n8n stores run data in) writes a JSON array: the value at index 0 is the root,
+ * and every string inside an object or array is the index of the entry holding its value.
+ */
+function parseFlatted(text: string): unknown {
+	const table = JSON.parse(text) as unknown[];
+	const revived = new Map<number, unknown>();
+	const revive = (index: number): unknown => {
+		if (revived.has(index)) return revived.get(index);
+		const entry = table[index];
+		if (typeof entry !== 'object' || entry === null) return entry;
+		const copy: Record<string, unknown> | unknown[] = Array.isArray(entry) ? [] : {};
+		revived.set(index, copy);
+		for (const [key, value] of Object.entries(entry)) {
+			(copy as Record<string, unknown>)[key] = typeof value === 'string' ? revive(Number(value)) : value;
+		}
+		return copy;
+	};
+	return revive(0);
+}
+
+/** Polls `check` until it returns a value other than undefined; fails after the timeout. */
+export async function waitFor<T>(
+	what: string,
+	check: () => Promise<T | undefined>,
+	{ timeoutMs, intervalMs = 1000 }: { timeoutMs: number; intervalMs?: number },
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, intervalMs));
+	}
+}

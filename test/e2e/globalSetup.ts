@@ -1,0 +1,3 @@
+import { startEnvironment } from './environment';
+
+export default startEnvironment;

@@ -1,0 +1,3 @@
+import { stopEnvironment } from './environment';
+
+export default stopEnvironment;
