@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { N8n, Owner } from './n8n-instance';
-import { PACKAGE_NAME } from './n8n-instance';
+import { N8nRestError, PACKAGE_NAME } from './n8n-instance';
 
 export const EXAMPLES_DIR = join(__dirname, '..', 'examples');
 
@@ -141,10 +141,10 @@ async function saveCredential(n8n: N8n, name: string, type: string, data: Record
  * so a published trigger must start again from scratch rather than from last run's cursor.
  */
 async function replaceWorkflow(n8n: N8n, workflow: WorkflowJson, publish: boolean): Promise<string> {
-	const existing = await n8n.rest.request<Array<{ id: string; name: string }>>('GET', '/workflows');
+	const existing = await n8n.rest.request<Array<{ id: string; name: string; isArchived: boolean }>>('GET', '/workflows');
 	for (const old of existing.filter((candidate) => candidate.name === workflow.name)) {
-		await n8n.rest.request('POST', `/workflows/${old.id}/archive`, {});
-		await n8n.rest.request('DELETE', `/workflows/${old.id}`);
+		if (!old.isArchived) await n8n.rest.request('POST', `/workflows/${old.id}/archive`, {});
+		await deleteArchivedWorkflow(n8n, old.id);
 	}
 	const body: WorkflowJson = { ...workflow };
 	delete body.id; // n8n gives the new workflow its own id
@@ -153,4 +153,17 @@ async function replaceWorkflow(n8n: N8n, workflow: WorkflowJson, publish: boolea
 		await n8n.rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
 	}
 	return created.id;
+}
+
+/** Deletes an archived workflow; n8n unpublishes it in the background first (409 until done). */
+async function deleteArchivedWorkflow(n8n: N8n, id: string): Promise<void> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			await n8n.rest.request('DELETE', `/workflows/${id}`);
+			return;
+		} catch (error) {
+			if (!(error instanceof N8nRestError && error.status === 409) || attempt === 40) throw error;
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
 }

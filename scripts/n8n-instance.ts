@@ -187,7 +187,8 @@ export async function executeWorkflow(options: N8nOptions, workflowId: string): 
 
 function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
 	// Not jest's NODE_ENV=test: n8n then behaves as in its own unit tests and refuses to start.
-	const { NODE_ENV: _testEnv, ...environment } = process.env;
+	const environment = { ...process.env };
+	delete environment.NODE_ENV;
 	return {
 		...environment,
 		N8N_USER_FOLDER: options.userFolder,

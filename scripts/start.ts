@@ -113,9 +113,9 @@ What to try first:
   1. Open the form of the onboarding example, ${editorUrl}/form/client-onboarding,
      and onboard a client: the workflow creates it in the sandbox.${onboarding ? '' : ' (example missing)'}
   2. Within a minute the "Sync clients to a spreadsheet" example writes it to
-     ${join(filesDir, 'compliance-records', 'clients.csv')}
+     ${join(filesDir, 'compliance-clients.csv')}
      and, if you gave a review date within 30 days, "Review due alerts" appends an alert to
-     ${join(filesDir, 'compliance-records', 'review-alerts.csv')}
+     ${join(filesDir, 'compliance-review-alerts.log')}
   3. In a new workflow, add the "Compliance Records" node: pick Client → Get Many, or create a
      client and watch the Partner and Services lists fill from the sandbox.
 

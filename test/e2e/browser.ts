@@ -1,0 +1,46 @@
+/**
+ * n8n's editor and forms in a real browser: Debian's Chromium, headless, driven by
+ * playwright-core (scripts/test-e2e.sh installs Chromium when it is missing).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { chromium, selectors, type Browser, type Page } from 'playwright-core';
+
+import { DEMO_OWNER } from '../../scripts/demo';
+import { ARTIFACTS_DIR, e2e } from './environment';
+
+export const SCREENSHOTS_DIR = join(ARTIFACTS_DIR, 'screenshots');
+
+// n8n's editor marks its elements with data-test-id (Playwright's default is data-testid).
+selectors.setTestIdAttribute('data-test-id');
+
+export async function launchBrowser(): Promise<Browser> {
+	return await chromium.launch({
+		executablePath: '/usr/bin/chromium',
+		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+	});
+}
+
+export async function newPage(browser: Browser): Promise<Page> {
+	const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+	page.setDefaultTimeout(20_000);
+	return page;
+}
+
+/** Signs in to the editor as the demo owner. */
+export async function signInToEditor(page: Page): Promise<void> {
+	await page.goto(`${e2e().n8nUrl}/signin`);
+	await page.locator('input[name=emailOrLdapLoginId]').fill(DEMO_OWNER.email);
+	await page.locator('input[name=password]').fill(DEMO_OWNER.password);
+	await page.getByRole('button', { name: /sign in/i }).click();
+	await page.waitForURL(/\/home\//);
+}
+
+/** Saves a screenshot under test-artifacts/e2e/screenshots/. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+	mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+	const path = join(SCREENSHOTS_DIR, `${name}.png`);
+	await page.screenshot({ path });
+	return path;
+}
