@@ -41,6 +41,8 @@ export async function signInToEditor(page: Page): Promise<void> {
 export async function screenshot(page: Page, name: string): Promise<string> {
 	mkdirSync(SCREENSHOTS_DIR, { recursive: true });
 	const path = join(SCREENSHOTS_DIR, `${name}.png`);
+	await page.mouse.move(0, 0); // no hover effect on the last button clicked
+	await page.waitForTimeout(400); // the editor's fade transitions end: a picture, not a check
 	await page.screenshot({ path });
 	return path;
 }

@@ -1,0 +1,144 @@
+/**
+ * The package in n8n's editor, in a real browser: what a user sees when they pick the nodes,
+ * fill the dropdowns and test the credential. Screenshots go to test-artifacts/e2e/screenshots/.
+ */
+import type { Browser, Page } from 'playwright-core';
+
+import { API_KEY_CREDENTIAL } from '../../scripts/demo';
+import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
+import { e2e, serviceRequest, waitFor } from './environment';
+
+interface Firm {
+	staff: Array<{ firstName: string; lastName: string; isPartner: boolean }>;
+	services: Array<{ name: string }>;
+}
+
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+	browser = await launchBrowser();
+	page = await newPage(browser);
+});
+
+afterAll(async () => {
+	await browser?.close();
+});
+
+/** The options of the dropdown that is open now. */
+async function openOptions(): Promise<string[]> {
+	const options = page.getByRole('option').filter({ visible: true });
+	await options.first().waitFor();
+	return (await options.allInnerTexts()).map((text) => text.split('\n')[0].trim());
+}
+
+/** Every icon in the element has loaded (an icon that failed to load has no width). */
+async function iconsIn(selector: string): Promise<Array<{ src: string; loaded: boolean }>> {
+	return await page.locator(`${selector} img`).evaluateAll((elements) =>
+		elements.map((element) => {
+			const image = element as unknown as { src: string; complete: boolean; naturalWidth: number };
+			return { src: image.src, loaded: image.complete && image.naturalWidth > 0 };
+		}),
+	);
+}
+
+// The steps build on each other, in one browser page, like a user's session.
+describe('the editor', () => {
+	test('the owner signs in', async () => {
+		await signInToEditor(page);
+		await page.getByText('Client onboarding form').first().waitFor(); // an example, in the list of workflows
+		await screenshot(page, '01-signed-in');
+	});
+
+	test('searching the node panel for "Compliance" finds both nodes, with their icons', async () => {
+		await page.goto(`${e2e().n8nUrl}/workflow/new`);
+		await page.getByTestId('canvas-plus-button').click();
+		await page.getByTestId('node-creator-search-bar').fill('Compliance');
+		// n8n lists a node and its trigger as one app: "Compliance Records", with triggers and actions.
+		const app = page.getByTestId('node-creator-item-name').filter({ hasText: /^Compliance Records$/ });
+		await app.waitFor();
+		await expect(page.getByTestId('node-creator-item-name').allInnerTexts()).resolves.toEqual(['Compliance Records']);
+		await screenshot(page, '02-node-panel-search');
+		await app.click();
+		await page.getByText(/^Actions \(\d+\)/).click();
+		const panel = page.getByTestId('node-creator');
+		for (const item of [
+			'Triggers (3)',
+			'On client created or modified',
+			'On review due',
+			'Actions (9)',
+			'Create a client',
+			'Get many clients',
+			'Update an individual',
+			'Get many organisations',
+			'Get the firm',
+		]) {
+			await expect(panel.getByText(item, { exact: true }).isVisible()).resolves.toBe(true);
+		}
+		const icons = await iconsIn('[data-test-id=node-creator]');
+		expect(icons.length).toBeGreaterThanOrEqual(12); // the app, 3 triggers, 9 actions
+		expect(icons.filter((icon) => !icon.loaded)).toEqual([]);
+		expect(icons.every((icon) => icon.src.includes('/icons/CUSTOM/'))).toBe(true);
+		await screenshot(page, '03-node-panel-actions');
+	});
+
+	test("the action node's resources and operations render", async () => {
+		await page.getByText('Create a client', { exact: true }).click();
+		await page.getByTestId('ndv').waitFor();
+		await page.getByTestId('node-credentials-select').click();
+		await page.getByRole('option').filter({ hasText: API_KEY_CREDENTIAL }).click();
+
+		await page.getByTestId('parameter-input-resource').click();
+		// n8n adds "Custom API Call" to every declarative node that has credentials.
+		await expect(openOptions()).resolves.toEqual(['Client', 'Firm', 'Individual', 'Organisation', 'Custom API Call']);
+		await page.keyboard.press('Escape');
+		await page.getByTestId('parameter-input-operation').click();
+		await expect(openOptions()).resolves.toEqual(['Create', 'Get', 'Get Many', 'Update', 'Custom API Call']);
+		await page.keyboard.press('Escape');
+		await screenshot(page, '04-create-client');
+	});
+
+	test('the Partner and Services dropdowns fill from the sandbox', async () => {
+		const firm = await serviceRequest<Firm>('GET', '/firm');
+		const addField = async (field: string) => {
+			await page.getByTestId('collection-parameter-add').filter({ visible: true }).last().click();
+			await page.getByRole('option', { name: field }).click();
+		};
+		await page.getByTestId('parameter-input-firstName').locator('input').fill('Ada');
+		await page.getByTestId('parameter-input-lastName').locator('input').fill('Lovelace');
+
+		await addField('Partner Name or ID');
+		await page.getByTestId('parameter-input-partnerId').locator('input').click();
+		const partners = firm.staff.filter((member) => member.isPartner).map((member) => `${member.firstName} ${member.lastName}`);
+		await expect(openOptions()).resolves.toEqual([...partners].sort());
+		await screenshot(page, '05-partner-dropdown');
+		await page.getByRole('option', { name: partners[0] }).click();
+
+		await addField('Service Names or IDs');
+		await page.getByTestId('parameter-input-serviceIds').locator('.el-select__tags').click();
+		await expect(openOptions()).resolves.toEqual(firm.services.map((service) => service.name).sort());
+		await screenshot(page, '06-services-dropdown');
+		await page.getByRole('option', { name: firm.services[0].name }).click();
+		await page.getByTestId('tab-params').click(); // closes the dropdown
+		await waitFor('the dropdown to close', async () =>
+			(await page.getByRole('option').filter({ visible: true }).count()) === 0 ? true : undefined,
+		{ timeoutMs: 5000, intervalMs: 200 });
+		await screenshot(page, '07-client-filled-in');
+	});
+
+	test("the credential's test button succeeds", async () => {
+		await page.getByTestId('credential-edit-button').click();
+		const modal = page.getByTestId('editCredential-modal');
+		await modal.waitFor();
+		const tested = page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'));
+		await modal.getByRole('button', { name: 'Retry' }).click();
+		const result = (await (await tested).json()) as { data: { status: string } };
+		expect(result.data.status).toBe('OK');
+		const retry = modal.getByRole('button', { name: 'Retry' });
+		await waitFor('the test to end', async () => ((await retry.isEnabled()) ? true : undefined), { timeoutMs: 10_000, intervalMs: 200 });
+		await expect(modal.getByTestId('credentials-config-container-test-success').innerText()).resolves.toContain(
+			'Connection tested successfully',
+		);
+		await screenshot(page, '08-credential-tested');
+	});
+});
