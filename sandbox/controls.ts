@@ -146,7 +146,11 @@ export async function handleControl(
 	}
 	try {
 		const raw = await readBody(req);
-		const body = () => jsonBody(req, raw) as Record<string, unknown>;
+		const body = () => {
+			const value = jsonBody(req, raw);
+			if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('The body must be a JSON object');
+			return value as Record<string, unknown>;
+		};
 		const route = `${req.method} ${url.pathname.slice(CONTROL_PREFIX.length - 1)}`;
 		const amlRoute = /^POST \/clients\/([^/]+)\/aml-determination$/.exec(route);
 		if (amlRoute) {
