@@ -110,18 +110,24 @@ export class Faults {
 	}
 }
 
-/** What the control routes act on: the Sandbox's own control methods. */
-export interface ControlTarget {
+/** The admin and test controls of a running sandbox (also the `Sandbox`'s own methods). */
+export interface SandboxControls {
+	/** What the service's web app does: a new key for a firm (default the main firm). */
+	createApiKey(options: ApiKeyOptions): string;
+	revokeApiKey(key: string): void;
 	setClock(setting: ClockSetting): void;
-	clock(): { now: string; offsetMs: number; frozenAt: string | null };
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
 	requests(): LoggedRequest[];
 	clearRequests(): void;
 	changes(): ChangeRecord[];
+	/** Completes an AML determination (not an API operation); returns the full client. */
 	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
-	createApiKey(options: ApiKeyOptions): string;
-	revokeApiKey(key: string): void;
+}
+
+/** What the control routes act on. */
+export interface ControlTarget extends SandboxControls {
+	clock(): { now: string; offsetMs: number; frozenAt: string | null };
 }
 
 export const CONTROL_PREFIX = '/__sandbox/';

@@ -11,7 +11,7 @@ import type { ApiKeyOptions } from './auth';
 import { ApiKeys, Authenticator, AuthorizationServer, Jwt } from './auth';
 import type { ClockSetting } from './clock';
 import { Clock } from './clock';
-import type { ControlTarget, FaultOptions, LoggedRequest } from './controls';
+import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from './controls';
 import { Faults, NotFoundError, RequestLog } from './controls';
 import { closeServer, listen, origin } from './http';
 import { Cursors } from './paging';
@@ -20,7 +20,7 @@ import { seedStore } from './seed';
 import type { ChangeRecord, RiskLevel } from './store';
 import { Store } from './store';
 
-export type { ApiKeyOptions, ChangeRecord, ClockSetting, FaultOptions, LoggedRequest, RiskLevel };
+export type { ApiKeyOptions, ChangeRecord, ClockSetting, FaultOptions, LoggedRequest, RiskLevel, SandboxControls };
 export { COMPANY_REGISTRY } from './registry';
 
 export const DEMO_API_KEY = 'crs_demo_harwood_finch_4f8e2b1c9a7d6e5f';
@@ -58,7 +58,7 @@ export interface SandboxOptions {
 	log?: (line: string) => void;
 }
 
-export interface Sandbox {
+export interface Sandbox extends SandboxControls {
 	/** API base, no trailing slash (includes apiPath). */
 	baseUrl: string;
 	/** Authorization server base. */
@@ -71,19 +71,8 @@ export interface Sandbox {
 	firm: { id: string; name: string };
 	otherFirm: { id: string; name: string; apiKey: string };
 	close(): Promise<void>;
-	/** What the service's web app does: a new key for a firm (default the main firm). */
-	createApiKey(options: ApiKeyOptions): string;
-	revokeApiKey(key: string): void;
-	setClock(setting: ClockSetting): void;
 	/** The service's time, as an ISO 8601 date-time string. */
 	now(): string;
-	injectFaults(options: FaultOptions): void;
-	clearFaults(): void;
-	requests(): LoggedRequest[];
-	clearRequests(): void;
-	changes(): ChangeRecord[];
-	/** Completes an AML determination (not an API operation); returns the full client. */
-	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
