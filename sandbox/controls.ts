@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
-import { HttpError, badRequest, isLoopback, jsonBody, notFound, readBody, sendJson } from './http';
+import { HttpError, badRequest, decodeComponent, isLoopback, jsonBody, notFound, readBody, sendJson } from './http';
 import type { ChangeRecord, RiskLevel } from './store';
 import { RISK_LEVELS } from './store';
 
@@ -162,7 +162,7 @@ export async function handleControl(
 		if (amlRoute) {
 			const riskLevel = body().riskLevel as RiskLevel;
 			if (!RISK_LEVELS.includes(riskLevel)) throw badRequest(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
-			return respond(200, { data: target.completeAmlDetermination(decodeURIComponent(amlRoute[1]), riskLevel) });
+			return respond(200, { data: target.completeAmlDetermination(decodeComponent(amlRoute[1], 'The client id'), riskLevel) });
 		}
 		switch (route) {
 			case 'GET /clock':

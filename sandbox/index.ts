@@ -4,6 +4,7 @@
  * Node built-ins only, so it ships in the package (bin `compliance-records-sandbox`).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 
 import { Api } from './api';
@@ -13,7 +14,7 @@ import type { ClockSetting } from './clock';
 import { Clock } from './clock';
 import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from './controls';
 import { Faults, NotFoundError, RequestLog } from './controls';
-import { closeServer, listen, origin } from './http';
+import { closeServer, listen, origin, sendJson } from './http';
 import { Cursors } from './paging';
 import { Renderer } from './render';
 import { seedStore } from './seed';
@@ -149,12 +150,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		jwt,
 		clock,
 	);
-	apiServer.on('request', api.handle);
-	authServer.on('request', async (req, res) => {
-		const status = await authorization.handle(req, res);
-		// The path only: the query of /oauth2/authorize carries codes and state.
-		options.log?.(`auth ${req.method} ${new URL(req.url ?? '/', authUrl).pathname} ${status}`);
-	});
+	apiServer.on('request', answerErrors(api.handle));
+	authServer.on(
+		'request',
+		answerErrors(async (req, res) => {
+			const status = await authorization.handle(req, res);
+			// The path only: the query of /oauth2/authorize carries codes and state.
+			options.log?.(`auth ${req.method} ${new URL(req.url ?? '/', authUrl).pathname} ${status}`);
+		}),
+	);
 
 	return {
 		baseUrl,
@@ -176,6 +180,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		completeAmlDetermination: controls.completeAmlDetermination,
 		createApiKey: controls.createApiKey,
 		revokeApiKey: controls.revokeApiKey,
+	};
+}
+
+/** A request handler that answers 500 for an unexpected error instead of stopping the process. */
+function answerErrors(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+	return (req: IncomingMessage, res: ServerResponse) => {
+		handler(req, res).catch((error) => {
+			console.error('Compliance Records sandbox: internal error', error);
+			sendJson(res, 500, { message: 'Internal error in the sandbox' });
+		});
 	};
 }
 
