@@ -10,7 +10,6 @@ import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
 import { HttpError, badRequest, decodeComponent, isLoopback, jsonBody, notFound, readBody, sendJson } from './http';
 import type { ChangeRecord, RiskLevel } from './store';
-import { RISK_LEVELS } from './store';
 
 /** One API request as the service received it. */
 export interface LoggedRequest {
@@ -160,9 +159,8 @@ export async function handleControl(
 		const route = `${req.method} ${url.pathname.slice(CONTROL_PREFIX.length - 1)}`;
 		const amlRoute = /^POST \/clients\/([^/]+)\/aml-determination$/.exec(route);
 		if (amlRoute) {
-			const riskLevel = body().riskLevel as RiskLevel;
-			if (!RISK_LEVELS.includes(riskLevel)) throw badRequest(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
-			return respond(200, { data: target.completeAmlDetermination(decodeComponent(amlRoute[1], 'The client id'), riskLevel) });
+			const clientId = decodeComponent(amlRoute[1], 'The client id');
+			return respond(200, { data: target.completeAmlDetermination(clientId, body().riskLevel as RiskLevel) });
 		}
 		switch (route) {
 			case 'GET /clock':

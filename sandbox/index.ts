@@ -19,7 +19,7 @@ import { Cursors } from './paging';
 import { Renderer } from './render';
 import { seedStore } from './seed';
 import type { ChangeRecord, RiskLevel } from './store';
-import { Store } from './store';
+import { RISK_LEVELS, Store } from './store';
 
 export type { ApiKeyOptions, ChangeRecord, ClockSetting, FaultOptions, LoggedRequest, RiskLevel, SandboxControls };
 export { COMPANY_REGISTRY } from './registry';
@@ -126,6 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		clearRequests: () => requestLog.clear(),
 		changes: () => store.changes(),
 		completeAmlDetermination: (clientId, riskLevel) => {
+			if (!RISK_LEVELS.includes(riskLevel)) throw new RangeError(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
 			const client = store.clients.get(clientId);
 			if (!client) throw new NotFoundError(`No client with id '${clientId}'`);
 			store.completeAmlDetermination(client, riskLevel);
@@ -136,7 +137,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
 	const cursors = new Cursors(createHash('sha256').update(`cursor:${seed}`).digest());
-	const api = new Api(store, renderer, authenticator, cursors, requestLog, faults, controls, { apiPath, controls: options.controls === true, log: options.log }, closing.signal);
+	const api = new Api(
+		store,
+		renderer,
+		authenticator,
+		cursors,
+		requestLog,
+		faults,
+		controls,
+		{ apiPath, controls: options.controls === true, log: options.log },
+		closing.signal,
+	);
 	const authorization = new AuthorizationServer(
 		{
 			issuer: authUrl,
