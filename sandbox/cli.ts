@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+/**
+ * `compliance-records-sandbox`: runs the sandbox until Ctrl-C. Prints where it listens and the
+ * demo credentials; logs one line per request (never headers or bodies, so no secret).
+ */
+import { parseArgs } from 'node:util';
+
+import { COMPANY_REGISTRY, startSandbox } from './index';
+
+const USAGE = `Usage: compliance-records-sandbox [options]
+
+A local sandbox of the Client Compliance Records Service, with demo data.
+
+  --port N              API port (default 4010; 0 picks a free one)
+  --auth-port N         OAuth2 authorization server port (default 4011)
+  --host HOST           address to listen on (default 127.0.0.1)
+  --api-path PATH       path prefix of the API, e.g. /v1 (default none)
+  --clients N           clients seeded in the demo firm (default 500)
+  --seed S              seed of the demo data (default 1): same seed and clients, same data
+  --api-key KEY         the demo firm's API key (default a fixed demo key)
+  --oauth-client-id ID  the registered OAuth2 client id (default a fixed demo id)
+  --redirect-uri URL    an allow-listed OAuth2 redirect URI; repeat for several
+                        (default n8n's callback on localhost:5678 and 127.0.0.1:5678)
+  --access-token-ttl S  access token lifetime in seconds (default 3600)
+  --controls            answer the test control routes under /__sandbox/ (loopback only)
+  --quiet               do not log requests
+  --help                show this help
+`;
+
+function fail(message: string): never {
+	console.error(`compliance-records-sandbox: ${message}\n\n${USAGE}`);
+	process.exit(2);
+}
+
+function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+	if (value === undefined) return fallback;
+	if (!/^\d+$/.test(value)) fail(`--${name} must be a whole number (got '${value}')`);
+	return Number(value);
+}
+
+async function main(): Promise<void> {
+	let values;
+	try {
+		({ values } = parseArgs({
+			options: {
+				port: { type: 'string' },
+				'auth-port': { type: 'string' },
+				host: { type: 'string' },
+				'api-path': { type: 'string' },
+				clients: { type: 'string' },
+				seed: { type: 'string' },
+				'api-key': { type: 'string' },
+				'oauth-client-id': { type: 'string' },
+				'redirect-uri': { type: 'string', multiple: true },
+				'access-token-ttl': { type: 'string' },
+				controls: { type: 'boolean' },
+				quiet: { type: 'boolean' },
+				help: { type: 'boolean' },
+			},
+		}));
+	} catch (error) {
+		fail((error as Error).message);
+	}
+	if (values.help) {
+		console.log(USAGE);
+		return;
+	}
+	const clients = wholeNumber('clients', values.clients, 500);
+	const sandbox = await startSandbox({
+		port: wholeNumber('port', values.port, 4010),
+		authPort: wholeNumber('auth-port', values['auth-port'], 4011),
+		host: values.host,
+		apiPath: values['api-path'],
+		clients,
+		seed: values.seed,
+		apiKey: values['api-key'],
+		oauthClientId: values['oauth-client-id'],
+		redirectUris: values['redirect-uri'],
+		accessTokenTtlSeconds: values['access-token-ttl'] === undefined ? undefined : wholeNumber('access-token-ttl', values['access-token-ttl'], 0),
+		controls: values.controls,
+		log: values.quiet ? undefined : (line) => console.log(`${new Date().toISOString()} ${line}`),
+	}).catch((error: NodeJS.ErrnoException) => {
+		fail(error.code === 'EADDRINUSE' ? `a port is already in use (${error.message}); choose others with --port and --auth-port` : error.message);
+	});
+
+	console.log(
+		[
+			`Compliance Records sandbox: ${sandbox.firm.name}, ${clients} clients (seed ${values.seed ?? 1})`,
+			`  API base URL     ${sandbox.baseUrl}   (send accept-version: 1.0.0)`,
+			`  Auth server URL  ${sandbox.authUrl}`,
+			`  API key          ${sandbox.apiKey}`,
+			`  OAuth client id  ${sandbox.oauthClientId}   (no client secret)`,
+			`  OAuth scopes     openid ${sandbox.apiScope}`,
+			`  Redirect URIs    ${sandbox.redirectUris.join(', ')}`,
+			`  Company numbers  ${COMPANY_REGISTRY.map((company) => company.companyNumber).join(', ')} (for import_uk_company)`,
+			`  Test controls    ${values.controls ? `on, loopback only: ${new URL(sandbox.baseUrl).origin}/__sandbox/` : 'off (--controls)'}`,
+			'Press Ctrl-C to stop.',
+		].join('\n'),
+	);
+
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		console.log(`${signal}: stopping the sandbox`);
+		sandbox.close().then(
+			() => process.exit(0),
+			(error) => {
+				console.error(error);
+				process.exit(1);
+			},
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();
