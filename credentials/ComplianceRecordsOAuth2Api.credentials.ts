@@ -1,0 +1,81 @@
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { baseUrlProperty, credentialIcon } from './common';
+import { trimmedUrlExpression } from '../nodes/ComplianceRecords/shared/transport';
+
+const selfUrl = (field: string) => trimmedUrlExpression(`$self["${field}"]`);
+
+/**
+ * OAuth2 Authorization Code with PKCE (S256). The operator issues only a client ID (a public
+ * client), so the client secret stays empty and hidden; n8n then sends the client ID in the
+ * token request body with the PKCE verifier.
+ */
+export class ComplianceRecordsOAuth2Api implements ICredentialType {
+	name = 'complianceRecordsOAuth2Api';
+
+	extends = ['oAuth2Api'];
+
+	displayName = 'Compliance Records OAuth2 API';
+
+	icon = credentialIcon;
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-compliance-records#credentials';
+
+	properties: INodeProperties[] = [
+		baseUrlProperty,
+		{
+			displayName: 'Authorization Server URL',
+			name: 'authServerUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://auth.example.com',
+			description: 'The address of the service\'s authorisation server, without "/oauth2/..."',
+		},
+		{
+			displayName: 'Grant Type',
+			name: 'grantType',
+			type: 'hidden',
+			default: 'pkce',
+		},
+		{
+			displayName: 'Authorization URL',
+			name: 'authUrl',
+			type: 'hidden',
+			default: `={{ ${selfUrl('authServerUrl')} }}/oauth2/authorize`,
+			required: true,
+		},
+		{
+			displayName: 'Access Token URL',
+			name: 'accessTokenUrl',
+			type: 'hidden',
+			default: `={{ ${selfUrl('authServerUrl')} }}/oauth2/token`,
+			required: true,
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'hidden',
+			typeOptions: { password: true },
+			default: '',
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'hidden',
+			default: `=openid {{ ${selfUrl('baseUrl')} }}/api:full`,
+		},
+		{
+			displayName: 'Auth URI Query Parameters',
+			name: 'authQueryParameters',
+			type: 'hidden',
+			default: '',
+		},
+		{
+			displayName: 'Authentication',
+			name: 'authentication',
+			type: 'hidden',
+			default: 'header',
+		},
+	];
+}

@@ -1,0 +1,74 @@
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { getBusinessUnits, getManagers, getPartners, getServices } from './methods/loadOptions';
+import { clientDescription } from './resources/client';
+import { firmDescription } from './resources/firm';
+import { individualDescription } from './resources/individual';
+import { organisationDescription } from './resources/organisation';
+import { requestDefaults } from './shared/routing';
+
+export class ComplianceRecords implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Compliance Records',
+		name: 'complianceRecords',
+		icon: {
+			light: 'file:../../icons/complianceRecords.svg',
+			dark: 'file:../../icons/complianceRecords.dark.svg',
+		},
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Create, read and update AML client records in the Client Compliance Records Service',
+		defaults: { name: 'Compliance Records' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'complianceRecordsApi',
+				required: true,
+				displayOptions: { show: { authentication: ['apiKey'] } },
+			},
+			{
+				name: 'complianceRecordsOAuth2Api',
+				required: true,
+				displayOptions: { show: { authentication: ['oAuth2'] } },
+			},
+		],
+		requestDefaults,
+		properties: [
+			{
+				displayName: 'Authentication',
+				name: 'authentication',
+				type: 'options',
+				options: [
+					{ name: 'API Key', value: 'apiKey' },
+					{ name: 'OAuth2', value: 'oAuth2' },
+				],
+				default: 'apiKey',
+			},
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Client', value: 'client' },
+					{ name: 'Firm', value: 'firm' },
+					{ name: 'Individual', value: 'individual' },
+					{ name: 'Organisation', value: 'organisation' },
+				],
+				default: 'client',
+			},
+			...clientDescription,
+			...individualDescription,
+			...organisationDescription,
+			...firmDescription,
+		],
+	};
+
+	methods = {
+		loadOptions: { getBusinessUnits, getManagers, getPartners, getServices },
+	};
+}

@@ -1,0 +1,144 @@
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	addressField,
+	byDisplayName,
+	clientAssignmentFields,
+	forOperation,
+	personOptionalFields,
+	textField,
+} from '../../shared/fields';
+import { recordRouting } from '../../shared/routing';
+
+/** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
+export const routing = recordRouting({ method: 'POST', path: '/clients' });
+
+const forEntity = (...entityTypes: string[]): IDisplayOptions => ({ show: { entityType: entityTypes } });
+
+/** First and last name of the person: the individual itself, or a sole trader's individual. */
+const personNames = (bodyPrefix: string): INodeProperties[] => [
+	textField('First Name', 'firstName', `${bodyPrefix}firstName`, { required: true }),
+	textField('Last Name', 'lastName', `${bodyPrefix}lastName`, { required: true }),
+];
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		required: true,
+		default: 'PROSPECT',
+		options: [
+			{ name: 'Existing', value: 'EXISTING', description: 'Already a client of the firm' },
+			{ name: 'Prospect', value: 'PROSPECT', description: 'Not yet engaged' },
+		],
+		routing: { send: { type: 'body', property: 'status' } },
+	},
+	{
+		displayName: 'Entity Type',
+		name: 'entityType',
+		type: 'options',
+		noDataExpression: true,
+		default: 'individual',
+		description: 'Who the client is; each type asks for its own fields',
+		options: [
+			{ name: 'Individual', value: 'individual', description: 'A person' },
+			{
+				name: 'Organisation',
+				value: 'organisation',
+				description: 'A company, charity, trust or other body entered by hand',
+			},
+			{ name: 'Sole Trader', value: 'sole_trader', description: 'A person trading on their own account' },
+			{
+				name: 'UK Company From the Registry',
+				value: 'import_uk_company',
+				description: 'Imported from the national company registry by its company number',
+			},
+		],
+		routing: { send: { type: 'body', property: 'entity.object' } },
+	},
+	...updateDisplayOptions(forEntity('individual'), personNames('entity.')),
+	...updateDisplayOptions(forEntity('sole_trader'), personNames('entity.individual.')),
+	textField('Company Number', 'companyNumber', 'entity.companyNumber', {
+		required: true,
+		placeholder: '01234567',
+		description: "The company's number at the national company registry; the service fills in the rest",
+		displayOptions: forEntity('import_uk_company'),
+	}),
+	textField('Organisation Name', 'organisationName', 'entity.name', {
+		required: true,
+		displayOptions: forEntity('organisation'),
+	}),
+	{
+		displayName: 'Organisation Type',
+		name: 'organisationType',
+		type: 'options',
+		required: true,
+		default: 'COMPANY',
+		options: [
+			{ name: 'Company', value: 'COMPANY' },
+			{ name: 'Non-Profit', value: 'NON_PROFIT' },
+			{ name: 'Other', value: 'OTHER' },
+			{ name: 'Trust', value: 'TRUST' },
+		],
+		routing: { send: { type: 'body', property: 'entity.type' } },
+		displayOptions: forEntity('organisation'),
+	},
+	{
+		displayName: 'Individual Fields',
+		name: 'individualFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: personOptionalFields('entity.'),
+		displayOptions: forEntity('individual'),
+	},
+	{
+		displayName: 'Sole Trader Fields',
+		name: 'soleTraderFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: byDisplayName([
+			textField('Trading Name', 'tradingName', 'entity.tradingName'),
+			...personOptionalFields('entity.individual.'),
+		]),
+		displayOptions: forEntity('sole_trader'),
+	},
+	{
+		displayName: 'Company Fields',
+		name: 'companyFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [addressField('Trading Address', 'tradingAddress', 'entity.tradingAddress')],
+		displayOptions: forEntity('import_uk_company'),
+	},
+	{
+		displayName: 'Organisation Fields',
+		name: 'organisationFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			textField('Identifying Number', 'identifyingNumber', 'entity.identifyingNumber', {
+				description: "The organisation's own identifying number (it is not in the company registry)",
+			}),
+			addressField('Registered Address', 'registeredAddress', 'entity.registeredAddress'),
+			textField('Sub-Type', 'subType', 'entity.subType', { placeholder: 'e.g. Charitable trust' }),
+			addressField('Trading Address', 'tradingAddress', 'entity.tradingAddress'),
+		],
+		displayOptions: forEntity('organisation'),
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: clientAssignmentFields,
+	},
+];
+
+export const description = forOperation('client', 'create', properties);

@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../shared/fields';
+import { recordRouting } from '../../shared/routing';
+import type { ClearableFields } from '../../shared/validation';
+import { clientIdField, clientRecord } from './get';
+
+/** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
+export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord });
+
+/** The client fields the service lets an update set to null (spec §4.1). */
+const clearable: ClearableFields = [
+	{ name: 'Business Unit', value: 'businessUnitId' },
+	{ name: 'Manager', value: 'managerId' },
+	{ name: 'Next Review Date', value: 'nextReviewDate' },
+	{ name: 'Partner', value: 'partnerId' },
+	{ name: 'Reference Number', value: 'referenceNumber' },
+];
+
+const properties: INodeProperties[] = [
+	clientIdField,
+	updateFieldsCollection(
+		[
+			...clientAssignmentFields,
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'EXISTING',
+				options: [
+					{ name: 'Existing', value: 'EXISTING' },
+					{ name: 'Prospect', value: 'PROSPECT' },
+				],
+				routing: { send: { type: 'body', property: 'status' } },
+			},
+		],
+		clearable,
+	),
+];
+
+export const description = forOperation('client', 'update', properties);

@@ -1,0 +1,16 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { operationPicker } from '../../shared/fields';
+import * as get from './get';
+
+export const firmDescription: INodeProperties[] = [
+	operationPicker('firm', 'get', [
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get the firm',
+			description: "Get the credential's firm: services, business units, staff and MLRO",
+			routing: get.routing,
+		},
+	]),
+];

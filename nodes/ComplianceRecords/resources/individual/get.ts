@@ -1,0 +1,16 @@
+import { forOperation, recordIdField } from '../../shared/fields';
+import { recordRouting } from '../../shared/routing';
+
+/** The individual an operation is about: named in "not found" errors. */
+export const individualRecord = { label: 'Individual', idParameter: 'individualId' };
+
+/** GET /individuals/{id}. */
+export const routing = recordRouting({ method: 'GET', path: '/individuals', record: individualRecord });
+
+export const individualIdField = recordIdField(
+	'Individual ID',
+	'individualId',
+	"The individual's ID in the service (a client's entity ID when its category is Individual)",
+);
+
+export const description = forOperation('individual', 'get', [individualIdField]);

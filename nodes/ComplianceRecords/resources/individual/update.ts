@@ -1,0 +1,27 @@
+import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../shared/fields';
+import { recordRouting } from '../../shared/routing';
+import type { ClearableFields } from '../../shared/validation';
+import { individualIdField, individualRecord } from './get';
+
+/** PATCH /individuals/{id}: only the fields given are sent. */
+export const routing = recordRouting({ method: 'PATCH', path: '/individuals', record: individualRecord });
+
+/** The individual fields the service lets an update set to null (spec §4.3). */
+const clearable: ClearableFields = [
+	{ name: 'Date of Birth', value: 'birth' },
+	{ name: 'Email', value: 'email' },
+	{ name: 'Middle Name', value: 'middleName' },
+	{ name: 'Residential Address', value: 'residentialAddress' },
+];
+
+export const description = forOperation('individual', 'update', [
+	individualIdField,
+	updateFieldsCollection(
+		[
+			textField('First Name', 'firstName', 'firstName'),
+			textField('Last Name', 'lastName', 'lastName'),
+			...personOptionalFields(''),
+		],
+		clearable,
+	),
+]);

@@ -1,0 +1,201 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import {
+	birthInBody,
+	clearedFieldsInBody,
+	dateInBody,
+	emailInBody,
+	idListInBody,
+	type ClearableFields,
+} from './validation';
+
+/**
+ * Fields that appear in several operations, written once. Where a field maps to the request
+ * body, `bodyPath` is where it goes (dot notation), so the same definition serves an individual
+ * (`entity.`), the individual of a sole trader (`entity.individual.`) and an update (``).
+ */
+
+/** Shows fields only for one operation of a resource. */
+export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
+	return updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
+}
+
+/** The Operation picker of a resource; each option carries its operation's routing. */
+export function operationPicker(
+	resource: string,
+	defaultOperation: string,
+	options: INodePropertyOptions[],
+): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: defaultOperation,
+	};
+}
+
+/** The ID of the record an operation reads or changes. */
+export function recordIdField(displayName: string, name: string, description: string): INodeProperties {
+	return { displayName, name, type: 'string', required: true, default: '', description };
+}
+
+/** n8n's editor lists options in the order given: keep every option list alphabetical. */
+export function byDisplayName(properties: INodeProperties[]): INodeProperties[] {
+	return [...properties].sort((a, b) => a.displayName.localeCompare(b.displayName));
+}
+
+const toBody = (bodyPath: string) => ({ send: { type: 'body' as const, property: bodyPath } });
+
+export function textField(
+	displayName: string,
+	name: string,
+	bodyPath: string,
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return { displayName, name, type: 'string', default: '', routing: toBody(bodyPath), ...extra };
+}
+
+const addressLines: INodeProperties[] = [
+	{ displayName: 'City', name: 'city', type: 'string', default: '' },
+	{ displayName: 'Country', name: 'country', type: 'string', default: '' },
+	{ displayName: 'County', name: 'county', type: 'string', default: '' },
+	{ displayName: 'Line 1', name: 'line1', type: 'string', default: '' },
+	{ displayName: 'Line 2', name: 'line2', type: 'string', default: '' },
+	{ displayName: 'Postcode', name: 'postcode', type: 'string', default: '' },
+];
+
+/** An address (residential, registered or trading): only the lines given are sent. */
+export function addressField(displayName: string, name: string, bodyPath: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'collection',
+		placeholder: 'Add Address Line',
+		default: {},
+		options: addressLines,
+		routing: toBody(bodyPath),
+	};
+}
+
+function emailField(bodyPath: string): INodeProperties {
+	return textField('Email', 'email', bodyPath, {
+		placeholder: 'name@email.com',
+		routing: { send: { ...toBody(bodyPath).send, preSend: [emailInBody(bodyPath, 'Email')] } },
+	});
+}
+
+/** One date string in n8n, sent as the service's `{ day, month, year }`. */
+function birthField(bodyPath: string): INodeProperties {
+	return textField('Date of Birth', 'birth', bodyPath, {
+		placeholder: '1984-07-21',
+		description: 'As YYYY-MM-DD: the service needs day, month and year together',
+		routing: { send: { ...toBody(bodyPath).send, preSend: [birthInBody(bodyPath, 'Date of Birth')] } },
+	});
+}
+
+/** A date the service stores as `YYYY-MM-DD`. */
+function dateField(displayName: string, name: string, bodyPath: string, description: string): INodeProperties {
+	return textField(displayName, name, bodyPath, {
+		placeholder: '2026-03-31',
+		description: `${description}, as YYYY-MM-DD`,
+		routing: { send: { ...toBody(bodyPath).send, preSend: [dateInBody(bodyPath, displayName)] } },
+	});
+}
+
+/** The optional fields of a person: an individual, a sole trader's individual, an update. */
+export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
+	return byDisplayName([
+		addressField('Residential Address', 'residentialAddress', `${bodyPrefix}residentialAddress`),
+		birthField(`${bodyPrefix}birth`),
+		emailField(`${bodyPrefix}email`),
+		textField('Middle Name', 'middleName', `${bodyPrefix}middleName`),
+	]);
+}
+
+
+function firmPicker(displayName: string, name: string, loadOptionsMethod: string, purpose: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'options',
+		typeOptions: { loadOptionsMethod },
+		default: '',
+		description: `${purpose}. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+		routing: toBody(name),
+	};
+}
+
+/**
+ * A client's assignments and references, with the API's names: the same fields are optional on
+ * create and on update. Partner, manager, business unit and services come from the firm record.
+ */
+export const clientAssignmentFields: INodeProperties[] = [
+	firmPicker('Business Unit Name or ID', 'businessUnitId', 'getBusinessUnits', 'The business unit handling the client'),
+	firmPicker('Manager Name or ID', 'managerId', 'getManagers', "The client's manager"),
+	dateField('Next Review Date', 'nextReviewDate', 'nextReviewDate', 'When the client is next due for review'),
+	firmPicker('Partner Name or ID', 'partnerId', 'getPartners', 'The partner responsible for the client'),
+	textField('Reference Number', 'referenceNumber', 'referenceNumber', {
+		description: "The firm's own reference for the client; unique within the firm",
+	}),
+	{
+		displayName: 'Service Names or IDs',
+		name: 'serviceIds',
+		type: 'multiOptions',
+		typeOptions: { loadOptionsMethod: 'getServices' },
+		default: [],
+		description:
+			'The services the firm provides to the client. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		routing: { send: { ...toBody('serviceIds').send, preSend: [idListInBody('serviceIds')] } },
+	},
+];
+
+/**
+ * The Update Fields of an update: only the fields added are sent, and "Fields to Clear" sends the
+ * chosen nullable fields as null.
+ */
+export function updateFieldsCollection(fields: INodeProperties[], clearable: ClearableFields): INodeProperties {
+	return {
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: byDisplayName([
+			...fields,
+			{
+				displayName: 'Fields to Clear',
+				name: 'clearFields',
+				type: 'multiOptions',
+				options: clearable,
+				default: [],
+				description: 'Fields to empty on the service (sent as null). A field cannot be both set and cleared.',
+			},
+		]),
+		routing: { send: { preSend: [clearedFieldsInBody('updateFields', clearable)] } },
+	};
+}
+
+/** Return All and Limit of every Get Many operation; a Limit above 200 spans several pages. */
+export const pagingFields: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+

@@ -1,0 +1,203 @@
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+	INode,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IgnoreStatusErrorConfig,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { serviceError, type RecordRef } from './errors';
+
+/**
+ * The one place for how this package talks to the Compliance Records Service. The declarative
+ * node (through `routing.ts`), the trigger, the dropdown loaders and the API key credential all
+ * use these rules, so the base URL, version header, insecure-URL refusal and error mapping
+ * cannot drift apart.
+ */
+
+/** The node's `authentication` parameter. */
+export type Authentication = 'apiKey' | 'oAuth2';
+
+/** The only version the service accepts (spec §9). */
+export const API_VERSION = '1.0.0';
+
+export const SERVICE_HEADERS = {
+	'accept-version': API_VERSION,
+	accept: 'application/json',
+} as const;
+
+/** The credential type the node's `authentication` parameter selects. */
+export function credentialTypeFor(authentication: Authentication): string {
+	return authentication === 'oAuth2' ? 'complianceRecordsOAuth2Api' : 'complianceRecordsApi';
+}
+
+/**
+ * Which HTTP statuses come back as responses for us to map instead of being thrown by n8n.
+ * OAuth2 must let 401 throw: that is how n8n notices an expired access token, refreshes it
+ * and retries. An API key cannot be refreshed, so its 401 is ours to explain.
+ */
+function statusErrorsReturnedFor(
+	authentication: Authentication,
+): boolean | IgnoreStatusErrorConfig {
+	return authentication === 'oAuth2' ? { ignore: true, except: [401] } : true;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+	return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Why a URL must not receive credentials, or undefined when it may: anything but https, except
+ * plain http to this machine (the local sandbox), would send the key or token in clear.
+ */
+export function insecureUrlProblem(url: string): string | undefined {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return `"${url}" is not a valid URL. Enter the service's full base URL, e.g. https://api.example.com/v1.`;
+	}
+	if (parsed.protocol === 'https:') return undefined;
+	if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
+	return `Refusing to send credentials to ${parsed.protocol}//${parsed.host}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's Base URL to its https:// address.`;
+}
+
+/** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
+function trimmedUrl(url: unknown): string {
+	return String(url ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+}
+
+/** The same rule inside an n8n expression, for credential fields computed from a URL field. */
+export function trimmedUrlExpression(reference: string): string {
+	return `String(${reference} ?? "").trim().replace(/\\/+$/, "")`;
+}
+
+/** The credential's base URL, trimmed and without trailing slashes, refused if insecure. */
+function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
+	const baseUrl = trimmedUrl(rawBaseUrl);
+	if (!baseUrl) {
+		throw new NodeOperationError(node, 'The credential has no Base URL', {
+			description: "Open the credential and enter the service's base URL.",
+		});
+	}
+	const problem = insecureUrlProblem(baseUrl);
+	if (problem) throw new NodeOperationError(node, 'Insecure or invalid Base URL', { description: problem });
+	return baseUrl;
+}
+
+/** Applies the service's rules to a request about to be sent, whichever path built it. */
+export function applyServiceRules<T extends Pick<IHttpRequestOptions, 'baseURL' | 'headers'>>(
+	options: T & { ignoreHttpStatusErrors?: boolean | IgnoreStatusErrorConfig; json?: boolean },
+	authentication: Authentication,
+	node: INode,
+): T {
+	options.baseURL = checkedBaseUrl(options.baseURL, node);
+	options.headers = { ...options.headers, ...SERVICE_HEADERS };
+	options.json = true;
+	options.ignoreHttpStatusErrors = statusErrorsReturnedFor(authentication);
+	return options;
+}
+
+/** Values that must never reach an error message, whatever the service echoes back. */
+export function credentialSecrets(credentials: ICredentialDataDecryptedObject): string[] {
+	const token = (credentials.oauthTokenData ?? {}) as IDataObject;
+	return [credentials.apiKey, credentials.clientSecret, token.access_token, token.refresh_token].filter(
+		(value): value is string => typeof value === 'string' && value.length > 0,
+	);
+}
+
+type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+
+function authenticationOf(context: ServiceContext): Authentication {
+	// Only IExecuteFunctions reads parameters per item; authentication is the same for all.
+	const value =
+		'getInputData' in context
+			? context.getNodeParameter('authentication', 0, 'apiKey')
+			: context.getNodeParameter('authentication', 'apiKey');
+	return value as Authentication;
+}
+
+export interface ServiceRequest {
+	method: IHttpRequestMethods;
+	/** Path below the base URL; IDs in it must already be URL-encoded. */
+	url: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** Names the record in a "not found" error. */
+	record?: RecordRef;
+	itemIndex?: number;
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+	const candidate = error as { httpCode?: unknown; cause?: { response?: { status?: unknown } } };
+	const status = Number(candidate.httpCode ?? candidate.cause?.response?.status);
+	return Number.isInteger(status) && status >= 400 ? status : undefined;
+}
+
+/**
+ * Sends one request with the credential chosen in the node's `authentication` parameter and
+ * returns the response body; failures become the same errors the declarative operations give.
+ * For code paths n8n's declarative routing does not cover: the trigger and dropdown loaders.
+ */
+export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<IDataObject> {
+	const node = this.getNode();
+	const authentication = authenticationOf(this);
+	const credentialType = credentialTypeFor(authentication);
+	const credentials = await this.getCredentials(credentialType);
+	const options = applyServiceRules<IHttpRequestOptions>(
+		{
+			method: request.method,
+			baseURL: credentials.baseUrl as string,
+			url: request.url,
+			qs: request.qs,
+			body: request.body,
+			returnFullResponse: true,
+		},
+		authentication,
+		node,
+	);
+	const errorContext = {
+		authentication,
+		record: request.record,
+		itemIndex: request.itemIndex,
+		secrets: credentialSecrets(credentials),
+	};
+
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await this.helpers.httpRequestWithAuthentication.call(
+			this,
+			credentialType,
+			options,
+		)) as IN8nHttpFullResponse;
+	} catch (error) {
+		const status = httpStatusOf(error);
+		if (status === undefined) {
+			// Not an HTTP answer (network failure, refused credential): n8n's error says it best.
+			throw new NodeApiError(node, error as never, { itemIndex: request.itemIndex });
+		}
+		const cause = error as { cause?: { response?: { data?: unknown; headers?: IDataObject } } };
+		throw serviceError(
+			node,
+			{ status, body: cause.cause?.response?.data, headers: cause.cause?.response?.headers },
+			errorContext,
+		);
+	}
+	if (response.statusCode >= 400) {
+		throw serviceError(
+			node,
+			{ status: response.statusCode, body: response.body, headers: response.headers },
+			errorContext,
+		);
+	}
+	return response.body as IDataObject;
+}

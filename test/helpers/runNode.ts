@@ -1,0 +1,102 @@
+import { LoadOptionsContext, WorkflowExecute, WorkflowHasIssuesError } from 'n8n-core';
+import type {
+	ExecutionBaseError,
+	IDataObject,
+	IRun,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodePropertyOptions,
+	INodeType,
+} from 'n8n-workflow';
+import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
+
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { nodeCredentials, type CredentialStore } from './credentials';
+import { additionalDataFor, defaultNodeTypes, nodeTypeName, type TestNodeTypes, workflowWith } from './engine';
+
+export interface NodeUnderTest {
+	parameters: INodeParameters;
+	credentials: CredentialStore;
+	/** The node type; the Compliance Records node unless given. */
+	nodeType?: INodeType;
+	nodeTypes?: TestNodeTypes;
+	/** The node's "On Error: Continue" setting. */
+	continueOnFail?: boolean;
+}
+
+export function nodeUnderTest({ parameters, nodeType = new ComplianceRecords(), continueOnFail }: NodeUnderTest): INode {
+	return {
+		id: 'node-under-test',
+		name: nodeType.description.defaults.name ?? nodeType.description.displayName,
+		type: nodeTypeName(nodeType),
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: nodeCredentials(),
+		continueOnFail,
+	};
+}
+
+export interface NodeRun {
+	/** What the node output, item by item (error items included with Continue On Fail). */
+	items: INodeExecutionData[];
+	/** The records output: each item's JSON. */
+	json: IDataObject[];
+	/** The error that stopped the execution, as n8n recorded it (or n8n's refusal to start it). */
+	error?: ExecutionBaseError | WorkflowHasIssuesError;
+}
+
+/**
+ * Runs the node as n8n runs a workflow: n8n-core's WorkflowExecute on an n8n-workflow Workflow,
+ * the node receiving `input` as the items of the node before it.
+ */
+export async function runNode(
+	options: NodeUnderTest & { input?: IDataObject[]; timezone?: string },
+): Promise<NodeRun> {
+	const node = nodeUnderTest(options);
+	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { timezone: options.timezone });
+	const additionalData = additionalDataFor(options.credentials, 'manual', {
+		id: workflow.id,
+		name: workflow.name,
+		nodes: [node],
+		connections: {},
+	} as never);
+	const input = (options.input ?? [{}]).map((json) => ({ json }));
+	const runExecutionData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] },
+	});
+
+	let run: IRun;
+	try {
+		run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	} catch (error) {
+		// n8n checks the node's parameters (e.g. a required field left empty) before running it.
+		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error };
+		throw error;
+	}
+	const task = run.data.resultData.runData[node.name]?.[0];
+	if (!task) throw new UnexpectedError('The node did not run', { extra: { error: run.data.resultData.error } });
+	const items = task.data?.main[0] ?? [];
+	return {
+		items,
+		json: items.map((item) => item.json),
+		error: (task.error ?? run.data.resultData.error) as ExecutionBaseError | undefined,
+	};
+}
+
+/** Fills a dropdown the way the editor asks n8n to: the node's `loadOptions` method in a LoadOptionsContext. */
+export async function loadOptions(
+	method: string,
+	options: NodeUnderTest,
+): Promise<INodePropertyOptions[]> {
+	const node = nodeUnderTest(options);
+	const nodeTypes = options.nodeTypes ?? defaultNodeTypes();
+	const workflow = workflowWith(node, nodeTypes);
+	const additionalData = additionalDataFor(options.credentials, 'internal', {} as never);
+	additionalData.currentNodeParameters = node.parameters;
+	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+	const loader = nodeTypes.getByNameAndVersion(node.type).methods?.loadOptions?.[method];
+	if (!loader) throw new UnexpectedError(`The node has no loadOptions method "${method}"`);
+	return await loader.call(context);
+}

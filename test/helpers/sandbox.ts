@@ -1,0 +1,63 @@
+import { startSandbox, type LoggedRequest, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { credentialsFor, type CredentialStore } from './credentials';
+
+/**
+ * A sandbox of the service for one test file, on random ports: started before the file's tests,
+ * its request log cleared before each test, closed after. Returns accessors because the
+ * sandbox exists only once `beforeAll` has run.
+ */
+export function useSandbox(options: SandboxOptions = {}): {
+	sandbox: () => Sandbox;
+	credentials: () => CredentialStore;
+} {
+	let sandbox: Sandbox | undefined;
+	beforeAll(async () => {
+		sandbox = await startSandbox(options);
+	});
+	afterAll(async () => {
+		await sandbox?.close();
+	});
+	beforeEach(() => sandbox?.clearRequests());
+	const current = () => {
+		if (!sandbox) throw new Error('The sandbox is not started yet');
+		return sandbox;
+	};
+	return { sandbox: current, credentials: () => credentialsFor(current()) };
+}
+
+/** A record the way the service itself answers, read with the sandbox's API key (test setup). */
+export async function serviceGet<T = Record<string, unknown>>(sandbox: Sandbox, path: string): Promise<T> {
+	const response = await fetch(`${sandbox.baseUrl}${path}`, {
+		headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' },
+	});
+	if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+	return (await response.json()) as T;
+}
+
+export interface ExpectedRequest {
+	method: string;
+	path: string;
+	query?: Record<string, string | string[]>;
+	body?: unknown;
+	/** The bearer token the request must carry. */
+	bearer: string;
+}
+
+/**
+ * What the service received matches exactly: method, path, query and body, and the headers the
+ * node sends with every request (its credential, the API version, JSON).
+ */
+export function expectReceived(request: LoggedRequest | undefined, expected: ExpectedRequest): void {
+	expect(request).toBeDefined();
+	const { method, path, query, body, headers } = request as LoggedRequest;
+	expect({ method, path, query, body }).toEqual({
+		method: expected.method,
+		path: expected.path,
+		query: expected.query ?? {},
+		body: expected.body,
+	});
+	expect(headers.authorization).toBe(`Bearer ${expected.bearer}`);
+	expect(headers['accept-version']).toBe('1.0.0');
+	expect(headers.accept).toBe('application/json');
+	if (expected.body !== undefined) expect(headers['content-type']).toMatch(/^application\/json/);
+}

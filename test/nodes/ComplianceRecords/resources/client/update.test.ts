@@ -1,0 +1,114 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../../../../helpers';
+import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+
+const { sandbox, credentials } = useSandbox({ clients: 4 });
+
+interface Firm {
+	staff: Array<{ id: string; isPartner: boolean; isManager: boolean }>;
+	businessUnits: Array<{ id: string }>;
+	services: Array<{ id: string }>;
+}
+
+const update = (clientId: string, updateFields: INodeParameters) =>
+	runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'update', clientId, updateFields } });
+
+async function setUp(): Promise<{ ids: string[]; firm: Firm }> {
+	const list = await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients');
+	const firm = (await serviceGet<{ data: Firm }>(sandbox(), '/firm')).data;
+	sandbox().clearRequests();
+	return { ids: list.data.map((client) => client.id), firm };
+}
+
+const stored = async (id: string) => (await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
+
+describe('Client > Update', () => {
+	it('sends only the fields given and outputs the updated client', async () => {
+		const { ids } = await setUp();
+
+		const run = await update(ids[0], { referenceNumber: 'R-100', status: 'EXISTING' });
+
+		expect(run.error).toBeUndefined();
+		const requests = sandbox().requests();
+		expect(requests).toHaveLength(1);
+		expectReceived(requests[0], {
+			method: 'PATCH',
+			path: `/clients/${ids[0]}`,
+			bearer: sandbox().apiKey,
+			body: { referenceNumber: 'R-100', status: 'EXISTING' },
+		});
+		expect(run.json).toEqual([await stored(ids[0])]);
+		expect(run.json[0]).toMatchObject({ referenceNumber: 'R-100', state: 'EXISTING' });
+	});
+
+	it('sets every updatable field with the API names', async () => {
+		const { ids, firm } = await setUp();
+		const fields = {
+			status: 'PROSPECT',
+			partnerId: firm.staff.find((member) => member.isPartner)!.id,
+			managerId: firm.staff.find((member) => member.isManager)!.id,
+			businessUnitId: firm.businessUnits[0].id,
+			serviceIds: [firm.services[2].id],
+			referenceNumber: 'R-200',
+			nextReviewDate: '2027-06-30',
+		};
+
+		const run = await update(ids[1], fields);
+
+		expect(run.error).toBeUndefined();
+		expectReceived(sandbox().requests()[0], { method: 'PATCH', path: `/clients/${ids[1]}`, bearer: sandbox().apiKey, body: fields });
+		expect(run.json[0]).toMatchObject({
+			state: 'PROSPECT',
+			partner: { id: fields.partnerId },
+			manager: { id: fields.managerId },
+			businessUnit: { id: fields.businessUnitId },
+			services: fields.serviceIds,
+			referenceNumber: 'R-200',
+			nextReviewDate: '2027-06-30',
+		});
+	});
+
+	it('takes service IDs from an expression as a comma-separated list', async () => {
+		const { ids, firm } = await setUp();
+
+		const run = await update(ids[2], { serviceIds: `={{ "${firm.services[0].id}, ${firm.services[1].id}" }}` });
+
+		expect(run.error).toBeUndefined();
+		expect(sandbox().requests()[0].body).toEqual({ serviceIds: [firm.services[0].id, firm.services[1].id] });
+	});
+
+	it('sets the fields chosen in Fields to Clear to null', async () => {
+		const { ids, firm } = await setUp();
+		const partnerId = firm.staff.find((member) => member.isPartner)!.id;
+		await update(ids[3], { partnerId, referenceNumber: 'R-300', nextReviewDate: '2027-01-01' });
+		sandbox().clearRequests();
+
+		const run = await update(ids[3], { clearFields: ['partnerId', 'referenceNumber', 'nextReviewDate'] });
+
+		expect(run.error).toBeUndefined();
+		expectReceived(sandbox().requests()[0], {
+			method: 'PATCH',
+			path: `/clients/${ids[3]}`,
+			bearer: sandbox().apiKey,
+			body: { partnerId: null, referenceNumber: null, nextReviewDate: null },
+		});
+		expect(run.json[0]).not.toHaveProperty('partner');
+		expect(run.json[0]).not.toHaveProperty('referenceNumber');
+		expect(run.json[0]).not.toHaveProperty('nextReviewDate');
+	});
+
+	it.each([
+		['a field both set and cleared', { referenceNumber: 'R-1', clearFields: ['referenceNumber'] }, 'Reference Number is both set and cleared'],
+		['no field at all', {}, 'Nothing to update'],
+		['a next review date that is not YYYY-MM-DD', { nextReviewDate: '31/01/2027' }, 'Next Review Date must be a date in the form YYYY-MM-DD'],
+		['a next review date that does not exist', { nextReviewDate: '2027-02-30' }, 'Next Review Date is not a real date'],
+	])('refuses %s before sending anything', async (_case, updateFields, message) => {
+		const { ids } = await setUp();
+
+		const run = await update(ids[0], updateFields);
+
+		expect(run.error?.message).toBe(message);
+		expect(sandbox().requests()).toEqual([]);
+	});
+});
