@@ -25,7 +25,7 @@ describe('the node', () => {
 		const parameter = (name: string) => description.properties.find((property) => property.name === name);
 		expect(parameter('authentication')).toMatchObject({ default: 'apiKey' });
 		expect(parameter('event')?.default).toBe('clientModified');
-		expect(parameter('event')?.options?.map((option) => (option as IDataObject).value)).toEqual([
+		expect(parameter('event')?.options?.map((option) => ('value' in option ? option.value : undefined))).toEqual([
 			'clientModified',
 			'amlDeterminationCompleted',
 			'reviewDue',
@@ -117,6 +117,6 @@ describe('Fetch Test Event', () => {
 		const { json, error } = await poller.fetchTestEvent();
 		expect(json).toEqual([]);
 		expect(error?.message).toBe('The firm has no client yet');
-		expect(error?.description).toMatch(/then fetch a test event again/);
+		expect((error as Error & { description?: string }).description).toMatch(/then fetch a test event again/);
 	});
 });
