@@ -104,13 +104,18 @@ export function createTriggerPoller({ parameters, credentials, timezone, budgetM
 	};
 }
 
+/** What a later-page hook may answer instead of the sandbox (a malformed page, say). */
+type PageAnswer = { status: number; body: unknown };
+type PageHook = (page: number) => Promise<PageAnswer | void> | PageAnswer | void;
+
 /**
- * A pass-through proxy in front of the sandbox that runs `beforePage(n)` before forwarding the
- * n-th request for a page after the first (`GET /clients` with a cursor): a deterministic way to
- * change clients while a poll is paging. Point credentials at it with `credentials()`.
+ * A pass-through proxy in front of the sandbox that runs a hook before forwarding each request
+ * for a page after the first (`GET /clients` with a cursor): a deterministic way to change
+ * clients, or break the answer, while a poll is paging. Point credentials at it with
+ * `credentials()`.
  */
 export async function pageHookProxy(sandbox: Sandbox) {
-	let beforePage: (page: number) => Promise<void> | void = () => undefined;
+	let beforePage: PageHook = () => undefined;
 	let laterPages = 0;
 	const upstream = new URL(sandbox.baseUrl);
 
@@ -122,7 +127,12 @@ export async function pageHookProxy(sandbox: Sandbox) {
 				const url = new URL(request.url ?? '/', upstream.origin);
 				if (request.method === 'GET' && url.pathname === `${upstream.pathname.replace(/\/$/, '')}/clients` && url.searchParams.has('cursor')) {
 					laterPages++;
-					await beforePage(laterPages + 1);
+					const answer = await beforePage(laterPages + 1);
+					if (answer) {
+						response.writeHead(answer.status, { 'content-type': 'application/json' });
+						response.end(JSON.stringify(answer.body));
+						return;
+					}
 				}
 				const headers = Object.fromEntries(
 					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
@@ -144,8 +154,8 @@ export async function pageHookProxy(sandbox: Sandbox) {
 
 	return {
 		credentials: () => credentialsFor({ ...sandbox, baseUrl }),
-		/** Runs before each later page of every listing; reset with `onLaterPage(() => {})`. */
-		onLaterPage(hook: (page: number) => Promise<void> | void) {
+		/** Runs before each later page of every listing; reset with `onLaterPage(() => undefined)`. */
+		onLaterPage(hook: PageHook) {
 			beforePage = hook;
 			laterPages = 0;
 		},

@@ -142,7 +142,7 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 
 		console.log(
 			`soak: ${changes.length} changes (${midPollWrites} while paging), ${emissions.length} emitted, ` +
-				`${failures} failed polls, largest saved state ${maxStateBytes} bytes`,
+				`${failures} failed polls, largest burst ${Math.max(...bursts)}, largest saved state ${maxStateBytes} bytes`,
 		);
 		expect(changes.length).toBe(CHANGES + midPollWrites);
 		expect(midPollWrites).toBeGreaterThan(0);
