@@ -41,7 +41,7 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Days Ahead',
-		name: 'reviewDays',
+		name: 'days',
 		type: 'number',
 		typeOptions: { minValue: 0, numberPrecision: 0 },
 		default: 30,

@@ -30,7 +30,7 @@ describe('the node', () => {
 			'amlDeterminationCompleted',
 			'reviewDue',
 		]);
-		expect(parameter('reviewDays')).toMatchObject({ default: 30, displayOptions: { show: { event: ['reviewDue'] } } });
+		expect(parameter('days')).toMatchObject({ default: 30, displayOptions: { show: { event: ['reviewDue'] } } });
 		expect(description.credentials?.map((credential) => credential.name)).toEqual([
 			'complianceRecordsApi',
 			'complianceRecordsOAuth2Api',
@@ -39,7 +39,7 @@ describe('the node', () => {
 
 	it('refuses a Days Ahead that is not a whole number of days, before any request', async () => {
 		const poller = createTriggerPoller({
-			parameters: { event: 'reviewDue', reviewDays: -1 },
+			parameters: { event: 'reviewDue', days: -1 },
 			credentials: busy.credentials(),
 		});
 		await expect(poller.poll()).rejects.toThrow('Days Ahead must be a whole number of days, 0 or more, not -1');
@@ -102,7 +102,7 @@ describe('Fetch Test Event', () => {
 		const soon = new Date(Date.now() + 5 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
 		await touchClient(busy.sandbox(), ids[250], { nextReviewDate: soon });
 		const poller = createTriggerPoller({
-			parameters: { event: 'reviewDue', reviewDays: 30, options: { fetchFullClient: true } },
+			parameters: { event: 'reviewDue', days: 30, options: { fetchFullClient: true } },
 			credentials: busy.credentials(),
 			timezone: 'UTC',
 		});

@@ -24,7 +24,7 @@ it.each(['clientModified', 'amlDeterminationCompleted'])('%s: one request per po
 
 it('reviewDue: one full scan on the first poll of the day, then one request per poll', async () => {
 	const poller = createTriggerPoller({
-		parameters: { event: 'reviewDue', reviewDays: 30 },
+		parameters: { event: 'reviewDue', days: 30 },
 		credentials: credentials(),
 		timezone: 'UTC',
 	});
