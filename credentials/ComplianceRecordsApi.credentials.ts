@@ -3,12 +3,12 @@ import type {
 	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
-	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
 import { UserError } from 'n8n-workflow';
 
-import { API_VERSION, insecureUrlProblem } from '../nodes/ComplianceRecords/shared/transport';
+import { baseUrlProperty, credentialIcon } from './common';
+import { insecureUrlProblem, SERVICE_HEADERS } from '../nodes/ComplianceRecords/shared/transport';
 
 /** Where a request goes once axios joins its base URL and path. */
 function targetUrl(requestOptions: IHttpRequestOptions): string {
@@ -22,24 +22,12 @@ export class ComplianceRecordsApi implements ICredentialType {
 
 	displayName = 'Compliance Records API';
 
-	icon: Icon = {
-		light: 'file:../icons/complianceRecords.svg',
-		dark: 'file:../icons/complianceRecords.dark.svg',
-	};
+	icon = credentialIcon;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-compliance-records#credentials';
 
 	properties: INodeProperties[] = [
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://api.example.com/v1',
-			description:
-				"The service's API base address. Must be https:// (plain http:// only for a sandbox on this machine).",
-		},
+		baseUrlProperty,
 		{
 			displayName: 'API Key',
 			name: 'apiKey',
@@ -73,7 +61,7 @@ export class ComplianceRecordsApi implements ICredentialType {
 		request: {
 			baseURL: '={{ $credentials.baseUrl }}',
 			url: '/firm',
-			headers: { 'accept-version': API_VERSION },
+			headers: { ...SERVICE_HEADERS },
 		},
 		rules: [
 			{

@@ -1,5 +1,6 @@
-import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { baseUrlProperty, credentialIcon } from './common';
 import { trimmedUrlExpression } from '../nodes/ComplianceRecords/shared/transport';
 
 const selfUrl = (field: string) => trimmedUrlExpression(`$self["${field}"]`);
@@ -16,24 +17,12 @@ export class ComplianceRecordsOAuth2Api implements ICredentialType {
 
 	displayName = 'Compliance Records OAuth2 API';
 
-	icon: Icon = {
-		light: 'file:../icons/complianceRecords.svg',
-		dark: 'file:../icons/complianceRecords.dark.svg',
-	};
+	icon = credentialIcon;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-compliance-records#credentials';
 
 	properties: INodeProperties[] = [
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://api.example.com/v1',
-			description:
-				"The service's API base address. Must be https:// (plain http:// only for a sandbox on this machine).",
-		},
+		baseUrlProperty,
 		{
 			displayName: 'Authorization Server URL',
 			name: 'authServerUrl',

@@ -108,7 +108,7 @@ export class Api {
 			sendJson(res, entry.status, { message: known ? error.message : 'Internal error in the sandbox' }, known ? error.headers : {});
 		}
 		const elapsed = (performance.now() - started).toFixed(1);
-		this.options.log?.(`${entry.method} ${url.pathname}${url.search} ${entry.status} ${elapsed} ms`);
+		this.options.log?.(`${entry.method} ${url.pathname}${loggedQuery(url.searchParams)} ${entry.status} ${elapsed} ms`);
 	};
 
 	/** The path below `apiPath`, or undefined for a path outside the API. */
@@ -276,6 +276,14 @@ function listQuery(params: URLSearchParams) {
 }
 
 const ok = (body: unknown) => ({ status: 200, body });
+
+/** The query as the CLI logs it: values of the paging parameters only, so no stray secret is printed. */
+function loggedQuery(params: URLSearchParams): string {
+	const shown = new URLSearchParams();
+	for (const [name, value] of params) shown.append(name, [...LIST_QUERY, 'sinceModifiedAt'].includes(name) ? value : '(hidden)');
+	const query = shown.toString();
+	return query ? `?${query}` : '';
+}
 
 /** Paging without a filter: every position is a match until the end of the list. */
 const everyPosition = (items: readonly unknown[]) => (position: number) => (position < items.length ? position : -1);

@@ -3,6 +3,7 @@
  * list items of clients carry an entity reference and no partner, manager, business unit,
  * services, createdAt or updatedAt. Unset optional fields are absent (JSON drops undefined).
  */
+import { isoTime } from './store';
 import type {
 	ClientRecord,
 	EntityRecord,
@@ -52,8 +53,8 @@ export class Renderer {
 			manager: staffReference(client.managerId),
 			businessUnit: unit && { id: unit.id, name: unit.name, type: unit.type },
 			services: [...client.serviceIds],
-			createdAt: client.createdAt,
-			updatedAt: client.updatedAt,
+			createdAt: isoTime(client.createdAtMs),
+			updatedAt: isoTime(client.updatedAtMs),
 		};
 	}
 
@@ -69,8 +70,8 @@ export class Renderer {
 			residentialAddress: individual.residentialAddress,
 			birth: individual.birth,
 			client: this.clientReference(individual.clientId),
-			createdAt: individual.createdAt,
-			updatedAt: individual.updatedAt,
+			createdAt: isoTime(individual.createdAtMs),
+			updatedAt: isoTime(individual.updatedAtMs),
 		};
 	}
 
@@ -92,8 +93,8 @@ export class Renderer {
 			tradingAddress: organisation.tradingAddress,
 			client: this.clientReference(organisation.clientId),
 			relatedPartiesCount: withRelatedPartiesCount ? organisation.relatedPartiesCount : undefined,
-			createdAt: organisation.createdAt,
-			updatedAt: organisation.updatedAt,
+			createdAt: isoTime(organisation.createdAtMs),
+			updatedAt: isoTime(organisation.updatedAtMs),
 		};
 	}
 
@@ -105,8 +106,8 @@ export class Renderer {
 			tradingName: soleTrader.tradingName,
 			individual: this.individual(this.store.entity(soleTrader.individualId, 'individual')),
 			client: this.clientReference(soleTrader.clientId),
-			createdAt: soleTrader.createdAt,
-			updatedAt: soleTrader.updatedAt,
+			createdAt: isoTime(soleTrader.createdAtMs),
+			updatedAt: isoTime(soleTrader.updatedAtMs),
 		};
 	}
 
@@ -147,10 +148,14 @@ export class Renderer {
 	}
 
 	private clientAml(client: ClientRecord) {
+		const determination = client.lastAmlDetermination;
 		return {
 			amlDeterminationStatus: client.amlDeterminationStatus,
-			lastAmlDetermination: client.lastAmlDetermination,
-			lastModifiedAt: client.lastModifiedAt,
+			lastAmlDetermination: determination && {
+				riskLevel: determination.riskLevel,
+				completedAt: isoTime(determination.completedAtMs),
+			},
+			lastModifiedAt: isoTime(client.lastModifiedAtMs),
 			nextReviewDate: client.nextReviewDate,
 		};
 	}

@@ -22,6 +22,7 @@ import type {
 	RiskLevel,
 	Store,
 } from './store';
+import { isoTime } from './store';
 import {
 	ADDRESS_PREFIXES,
 	CHARITY_CAUSES,
@@ -220,7 +221,7 @@ export function seedStore(store: Store, options: SeedOptions): SeededFirms {
 }
 
 function seedFirm(store: Store, seed: FirmSeed, clients: number, random: Random, startDayMs: number): FirmData {
-	const firmCreatedAt = iso(startDayMs - 6 * YEAR_MS);
+	const firmCreatedAt = isoTime(startDayMs - 6 * YEAR_MS);
 	const staff = seed.staff.map(([firstName, lastName, roles]) => ({
 		id: random.uuid(),
 		firstName,
@@ -237,7 +238,7 @@ function seedFirm(store: Store, seed: FirmSeed, clients: number, random: Random,
 		staff,
 		mlroStaffId: staff[seed.staff.findIndex(([, , roles]) => roles.includes('L'))]?.id ?? null,
 		createdAt: firmCreatedAt,
-		updatedAt: iso(startDayMs - 30 * DAY_MS),
+		updatedAt: isoTime(startDayMs - 30 * DAY_MS),
 	};
 	const data = store.addFirm(firm);
 	const generator = new ClientGenerator(random, data, seed.referencePrefix, clients, startDayMs);
@@ -310,11 +311,10 @@ class ClientGenerator {
 		const profile = COVERAGE[index] ?? this.randomProfile();
 		// Creation order is time order: spread over the three years before the start day.
 		const slotMs = this.createdSpanMs / Math.max(this.count, 1);
-		const createdMs = this.startDayMs - this.createdSpanMs + index * slotMs + random.float() * slotMs * 0.5;
-		const createdAt = iso(createdMs);
+		const createdMs = wholeSecond(this.startDayMs - this.createdSpanMs + index * slotMs + random.float() * slotMs * 0.5);
 		const lastModifiedMs = random.chance(0.5)
 			? createdMs
-			: createdMs + random.float() * (this.startDayMs - 1000 - createdMs);
+			: wholeSecond(createdMs + random.float() * (this.startDayMs - 1000 - createdMs));
 		const lastAmlDetermination = this.determination(profile, createdMs, lastModifiedMs);
 		const input: NewClient = {
 			state: profile.state,
@@ -329,7 +329,7 @@ class ClientGenerator {
 		store.insertClient(
 			this.data.firm.id,
 			input,
-			{ createdAt, lastModifiedAt: iso(lastModifiedMs) },
+			{ createdAtMs: createdMs, lastModifiedAtMs: lastModifiedMs },
 			{
 				client: random.uuid(),
 				entity: random.uuid(),
@@ -361,7 +361,7 @@ class ClientGenerator {
 
 	private determination(profile: Profile, createdMs: number, lastModifiedMs: number): AmlDetermination | undefined {
 		if (!profile.risk) return undefined;
-		return { riskLevel: profile.risk, completedAt: iso(createdMs + this.random.float() * (lastModifiedMs - createdMs)) };
+		return { riskLevel: profile.risk, completedAtMs: wholeSecond(createdMs + this.random.float() * (lastModifiedMs - createdMs)) };
 	}
 
 	private services(): string[] {
@@ -473,10 +473,11 @@ class ClientGenerator {
 	}
 }
 
-const dayStrings = new Map<number, string>();
-const timeStrings: string[] = [];
+const wholeSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
-/** `YYYY-MM-DD` of an instant (UTC), cached per day. */
+const dayStrings = new Map<number, string>();
+
+/** `YYYY-MM-DD` of an instant (UTC), cached per day: seeding writes one per determination. */
 function day(ms: number): string {
 	const dayNumber = Math.floor(ms / DAY_MS);
 	let text = dayStrings.get(dayNumber);
@@ -485,14 +486,4 @@ function day(ms: number): string {
 		dayStrings.set(dayNumber, text);
 	}
 	return text;
-}
-
-/**
- * The instant, in whole seconds, as an ISO 8601 date-time like `toISOString()`: a cached day
- * joined to a cached time of day, cheaper than formatting each of the seed's timestamps.
- */
-function iso(ms: number): string {
-	const second = Math.floor((ms - Math.floor(ms / DAY_MS) * DAY_MS) / 1000);
-	timeStrings[second] ??= new Date(second * 1000).toISOString().slice(10);
-	return day(ms) + timeStrings[second];
 }

@@ -72,8 +72,8 @@ export interface IndividualRecord extends PersonFields {
 	clientId?: string;
 	/** The sole trader this individual trades as, if any. */
 	soleTraderId?: string;
-	createdAt: string;
-	updatedAt: string;
+	createdAtMs: number;
+	updatedAtMs: number;
 }
 
 export interface OrganisationRecord {
@@ -89,8 +89,8 @@ export interface OrganisationRecord {
 	tradingAddress?: Address;
 	relatedPartiesCount: number;
 	clientId?: string;
-	createdAt: string;
-	updatedAt: string;
+	createdAtMs: number;
+	updatedAtMs: number;
 }
 
 export interface SoleTraderRecord {
@@ -100,15 +100,15 @@ export interface SoleTraderRecord {
 	tradingName?: string;
 	individualId: string;
 	clientId?: string;
-	createdAt: string;
-	updatedAt: string;
+	createdAtMs: number;
+	updatedAtMs: number;
 }
 
 export type EntityRecord = IndividualRecord | OrganisationRecord | SoleTraderRecord;
 
 export interface AmlDetermination {
 	riskLevel: RiskLevel;
-	completedAt: string;
+	completedAtMs: number;
 }
 
 /** The client fields a create or update request can set (null clears a field on update). */
@@ -131,9 +131,9 @@ export interface ClientRecord extends ClientAssignments {
 	entityId: string;
 	amlDeterminationStatus: AmlStatus;
 	lastAmlDetermination?: AmlDetermination;
-	lastModifiedAt: string;
-	createdAt: string;
-	updatedAt: string;
+	lastModifiedAtMs: number;
+	createdAtMs: number;
+	updatedAtMs: number;
 }
 
 /** Why a client's lastModifiedAt moved (see changes()). */
@@ -157,7 +157,7 @@ export class FirmData {
 
 	/** Builds the lastModifiedAt index in one pass (after seeding many clients at once). */
 	reindex(): void {
-		this.modifiedIndex = new ModifiedAtIndex(this.clients.map((client) => Date.parse(client.lastModifiedAt)));
+		this.modifiedIndex = new ModifiedAtIndex(this.clients.map((client) => client.lastModifiedAtMs));
 	}
 
 	isPartner(staffId: string): boolean {
@@ -216,6 +216,12 @@ export type IndividualUpdate = Partial<
 	}
 >;
 
+/**
+ * Records keep their times as epoch milliseconds (compact, cheap to compare and index); the
+ * API shows them as ISO 8601 date-time strings.
+ */
+export const isoTime = (ms: number) => new Date(ms).toISOString();
+
 export class Store {
 	readonly firms = new Map<string, FirmData>();
 	readonly clients = new Map<string, ClientRecord>();
@@ -268,38 +274,38 @@ export class Store {
 	insertClient(
 		firmId: string,
 		input: NewClient,
-		times: { createdAt: string; lastModifiedAt: string },
+		times: { createdAtMs: number; lastModifiedAtMs: number },
 		ids: { client: string; entity: string; individual?: string },
 		extra: Pick<ClientRecord, 'amlDeterminationStatus' | 'lastAmlDetermination'> & { relatedPartiesCount?: number },
 	): ClientRecord {
 		const data = this.firmData(firmId);
 		if (input.referenceNumber !== undefined) this.claimReference(data, input.referenceNumber, ids.client);
-		const { createdAt } = times;
-		const stamps = { firmId, createdAt, updatedAt: createdAt };
+		const { createdAtMs } = times;
 		const { entity } = input;
 		let category: ClientCategory;
 		if (entity.object === 'individual') {
-			this.addIndividual(data, { kind: 'individual', id: ids.entity, clientId: ids.client, ...stamps, ...person(entity) });
+			this.addIndividual(data, individualRecord(ids.entity, firmId, entity, createdAtMs, { clientId: ids.client }));
 			category = 'INDIVIDUAL';
 		} else if (entity.object === 'sole_trader') {
 			// The person behind a sole trader has no client of their own: the client is the sole trader's.
 			const individualId = ids.individual ?? this.newId();
-			this.addIndividual(data, { kind: 'individual', id: individualId, soleTraderId: ids.entity, ...stamps, ...person(entity.individual) });
+			this.addIndividual(data, individualRecord(individualId, firmId, entity.individual, createdAtMs, { soleTraderId: ids.entity }));
 			this.entities.set(ids.entity, {
 				kind: 'sole_trader',
 				id: ids.entity,
-				clientId: ids.client,
-				...stamps,
+				firmId,
 				tradingName: entity.tradingName,
 				individualId,
+				clientId: ids.client,
+				createdAtMs,
+				updatedAtMs: createdAtMs,
 			});
 			category = 'SOLE_TRADER';
 		} else {
 			const organisation: OrganisationRecord = {
 				kind: 'organisation',
 				id: ids.entity,
-				clientId: ids.client,
-				...stamps,
+				firmId,
 				name: entity.name,
 				companyNumber: entity.companyNumber,
 				identifyingNumber: entity.identifyingNumber,
@@ -308,6 +314,9 @@ export class Store {
 				registeredAddress: entity.registeredAddress,
 				tradingAddress: entity.tradingAddress,
 				relatedPartiesCount: extra.relatedPartiesCount ?? 0,
+				clientId: ids.client,
+				createdAtMs,
+				updatedAtMs: createdAtMs,
 			};
 			this.entities.set(organisation.id, organisation);
 			data.organisations.push(organisation);
@@ -322,15 +331,15 @@ export class Store {
 			entityId: ids.entity,
 			amlDeterminationStatus: extra.amlDeterminationStatus,
 			lastAmlDetermination: extra.lastAmlDetermination,
-			lastModifiedAt: times.lastModifiedAt,
+			lastModifiedAtMs: times.lastModifiedAtMs,
 			nextReviewDate: input.nextReviewDate,
 			partnerId: input.partnerId,
 			managerId: input.managerId,
 			businessUnitId: input.businessUnitId,
 			serviceIds: input.serviceIds,
 			referenceNumber: input.referenceNumber,
-			createdAt,
-			updatedAt: times.lastModifiedAt,
+			createdAtMs,
+			updatedAtMs: times.lastModifiedAtMs,
 		};
 		data.clients.push(client);
 		this.clients.set(client.id, client);
@@ -339,16 +348,16 @@ export class Store {
 
 	/** createClient: a new client and entity, stamped now. */
 	createClient(firmId: string, input: NewClient): ClientRecord {
-		const now = this.clock.now();
+		const now = this.clock.nowMs();
 		const client = this.insertClient(
 			firmId,
 			input,
-			{ createdAt: now, lastModifiedAt: now },
+			{ createdAtMs: now, lastModifiedAtMs: now },
 			{ client: this.newId(), entity: this.newId() },
 			{ amlDeterminationStatus: 'NOT_STARTED' },
 		);
-		this.firmData(firmId).modifiedIndex.append(Date.parse(now));
-		this.changeLog.push({ clientId: client.id, lastModifiedAt: now, cause: 'created' });
+		this.firmData(firmId).modifiedIndex.append(now);
+		this.changeLog.push({ clientId: client.id, lastModifiedAt: isoTime(now), cause: 'created' });
 		return client;
 	}
 
@@ -367,7 +376,7 @@ export class Store {
 			data.clientIdsByReference.delete(previousReference);
 		}
 		if (JSON.stringify(client) === before) return;
-		client.updatedAt = this.touch(client, 'updated');
+		client.updatedAtMs = this.touch(client, 'updated');
 	}
 
 	/** updateIndividual: a change moves the lastModifiedAt of the client it belongs to, if any. */
@@ -377,11 +386,11 @@ export class Store {
 			Object.assign(individual, { [key]: value ?? undefined });
 		}
 		if (JSON.stringify(individual) === before) return;
-		individual.updatedAt = this.clock.now();
+		individual.updatedAtMs = this.clock.nowMs();
 		const owner = individual.soleTraderId
 			? this.entity(individual.soleTraderId, 'sole_trader').clientId
 			: individual.clientId;
-		if (owner) this.touch(this.clients.get(owner)!, 'individualUpdated', individual.updatedAt);
+		if (owner) this.touch(this.clients.get(owner)!, 'individualUpdated', individual.updatedAtMs);
 	}
 
 	/**
@@ -389,11 +398,11 @@ export class Store {
 	 * operation): records the result and schedules the next review by risk.
 	 */
 	completeAmlDetermination(client: ClientRecord, riskLevel: RiskLevel): void {
-		const completedAt = this.clock.now();
-		client.lastAmlDetermination = { riskLevel, completedAt };
+		const completedAtMs = this.clock.nowMs();
+		client.lastAmlDetermination = { riskLevel, completedAtMs };
 		client.amlDeterminationStatus = 'COMPLETE';
-		client.nextReviewDate = addMonths(completedAt, REVIEW_INTERVAL_MONTHS[riskLevel]);
-		client.updatedAt = this.touch(client, 'amlDetermination', completedAt);
+		client.nextReviewDate = addMonths(completedAtMs, REVIEW_INTERVAL_MONTHS[riskLevel]);
+		client.updatedAtMs = this.touch(client, 'amlDetermination', completedAtMs);
 	}
 
 	private addIndividual(data: FirmData, individual: IndividualRecord): void {
@@ -411,26 +420,45 @@ export class Store {
 		data.clientIdsByReference.set(referenceNumber, clientId);
 	}
 
-	private touch(client: ClientRecord, cause: ChangeCause, at = this.clock.now()): string {
-		client.lastModifiedAt = at;
-		this.firmData(client.firmId).modifiedIndex.update(client.position, Date.parse(at));
-		this.changeLog.push({ clientId: client.id, lastModifiedAt: at, cause });
-		return at;
+	private touch(client: ClientRecord, cause: ChangeCause, atMs = this.clock.nowMs()): number {
+		client.lastModifiedAtMs = atMs;
+		this.firmData(client.firmId).modifiedIndex.update(client.position, atMs);
+		this.changeLog.push({ clientId: client.id, lastModifiedAt: isoTime(atMs), cause });
+		return atMs;
 	}
 }
 
-/** Only the person fields of a request's individual (without its `object` discriminator). */
-function person(fields: PersonFields): PersonFields {
-	const { firstName, middleName, lastName, email, residentialAddress, birth } = fields;
-	return { firstName, middleName, lastName, email, residentialAddress, birth };
+/** An individual record; every record has the same fields, in the same order. */
+function individualRecord(
+	id: string,
+	firmId: string,
+	person: PersonFields,
+	createdAtMs: number,
+	owner: { clientId?: string; soleTraderId?: string },
+): IndividualRecord {
+	return {
+		kind: 'individual',
+		id,
+		firmId,
+		firstName: person.firstName,
+		middleName: person.middleName,
+		lastName: person.lastName,
+		email: person.email,
+		residentialAddress: person.residentialAddress,
+		birth: person.birth,
+		clientId: owner.clientId,
+		soleTraderId: owner.soleTraderId,
+		createdAtMs,
+		updatedAtMs: createdAtMs,
+	};
 }
 
 /** How soon a client is reviewed again after a determination, by risk. */
 const REVIEW_INTERVAL_MONTHS: Record<RiskLevel, number> = { PENDING: 1, LOW: 36, NORMAL: 24, MEDIUM: 12, HIGH: 6 };
 
 /** `YYYY-MM-DD` of the given instant plus whole months (UTC). */
-export function addMonths(dateTime: string, months: number): string {
-	const date = new Date(dateTime);
+export function addMonths(ms: number, months: number): string {
+	const date = new Date(ms);
 	date.setUTCMonth(date.getUTCMonth() + months);
 	return date.toISOString().slice(0, 10);
 }

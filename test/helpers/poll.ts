@@ -12,6 +12,10 @@ export interface PollerOptions {
 	nodeTypes: TestNodeTypes;
 	parameters: IDataObject;
 	credentials: CredentialStore;
+	/** The workflow's time zone setting; n8n's default zone when absent. */
+	timezone?: string;
+	/** What `getPollBudgetMs()` answers; n8n's default (5 minutes) when absent. */
+	budgetMs?: number;
 }
 
 export interface Poller {
@@ -19,8 +23,13 @@ export interface Poller {
 	poll(): Promise<INodeExecutionData[][] | null>;
 	/** The workflow's static data as n8n last saved it. */
 	savedStaticData(): IDataObject;
-	/** n8n restarted: the workflow is rebuilt from the saved static data only. */
-	restart(): void;
+	/** The workflow's static data in memory, saved or not. */
+	staticData(): IDataObject;
+	/**
+	 * n8n restarted: the workflow is rebuilt from what was saved, or from the given static data
+	 * (e.g. an older save, as when a scheduler runs one occurrence twice).
+	 */
+	restart(from?: IDataObject): void;
 }
 
 /**
@@ -29,12 +38,13 @@ export interface Poller {
  * the items or, with none, commits the staged cursor). n8n saves the static data when a poll
  * emits or commits; `restart()` keeps only what was saved.
  */
-export function createPoller({ nodeType, nodeTypes, parameters, credentials }: PollerOptions): Poller {
+export function createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs }: PollerOptions): Poller {
 	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials });
 	let saved: IDataObject = {};
 	let workflow: Workflow;
-	const restart = () => {
-		workflow = workflowWith(node, nodeTypes, { staticData: deepCopy(saved) });
+	const restart = (from: IDataObject = saved) => {
+		saved = deepCopy(from);
+		workflow = workflowWith(node, nodeTypes, { staticData: deepCopy(saved), timezone });
 	};
 	restart();
 	const save = () => {
@@ -45,11 +55,10 @@ export function createPoller({ nodeType, nodeTypes, parameters, credentials }: P
 		async poll() {
 			let emitted: INodeExecutionData[][] | null = null;
 			let failure: Error | undefined;
-			const additionalData = additionalDataFor(credentials, 'trigger', {} as never);
 			const context = new PollContext(
 				workflow,
 				node,
-				additionalData,
+				additionalDataFor(credentials, 'trigger', { id: workflow.id, name: workflow.name, nodes: [node], connections: {} } as never),
 				'trigger',
 				'activate',
 				(data) => {
@@ -60,6 +69,9 @@ export function createPoller({ nodeType, nodeTypes, parameters, credentials }: P
 					failure = error;
 				},
 				async () => save(),
+				undefined,
+				undefined,
+				budgetMs === undefined ? undefined : () => budgetMs,
 			);
 			const runPoll = Container.get(PollTriggerExecutor).create(workflow, node, context, () => true);
 			await runPoll();
@@ -67,6 +79,7 @@ export function createPoller({ nodeType, nodeTypes, parameters, credentials }: P
 			return emitted;
 		},
 		savedStaticData: () => deepCopy(saved),
+		staticData: () => deepCopy(workflow.staticData) as IDataObject,
 		restart,
 	};
 }

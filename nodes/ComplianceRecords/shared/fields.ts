@@ -1,8 +1,9 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	birthInBody,
+	clearedFieldsInBody,
 	dateInBody,
 	emailInBody,
 	idListInBody,
@@ -15,14 +16,31 @@ import {
  * (`entity.`), the individual of a sole trader (`entity.individual.`) and an update (``).
  */
 
-/** Shows fields only for the given operation(s) of a resource. */
-export function forOperation(
+/** Shows fields only for one operation of a resource. */
+export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
+	return updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
+}
+
+/** The Operation picker of a resource; each option carries its operation's routing. */
+export function operationPicker(
 	resource: string,
-	operation: string | string[],
-	properties: INodeProperties[],
-): INodeProperties[] {
-	const operations = Array.isArray(operation) ? operation : [operation];
-	return updateDisplayOptions({ show: { resource: [resource], operation: operations } }, properties);
+	defaultOperation: string,
+	options: INodePropertyOptions[],
+): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: defaultOperation,
+	};
+}
+
+/** The ID of the record an operation reads or changes. */
+export function recordIdField(displayName: string, name: string, description: string): INodeProperties {
+	return { displayName, name, type: 'string', required: true, default: '', description };
 }
 
 /** n8n's editor lists options in the order given: keep every option list alphabetical. */
@@ -63,7 +81,7 @@ export function addressField(displayName: string, name: string, bodyPath: string
 	};
 }
 
-export function emailField(bodyPath: string): INodeProperties {
+function emailField(bodyPath: string): INodeProperties {
 	return textField('Email', 'email', bodyPath, {
 		placeholder: 'name@email.com',
 		routing: { send: { ...toBody(bodyPath).send, preSend: [emailInBody(bodyPath, 'Email')] } },
@@ -71,7 +89,7 @@ export function emailField(bodyPath: string): INodeProperties {
 }
 
 /** One date string in n8n, sent as the service's `{ day, month, year }`. */
-export function birthField(bodyPath: string): INodeProperties {
+function birthField(bodyPath: string): INodeProperties {
 	return textField('Date of Birth', 'birth', bodyPath, {
 		placeholder: '1984-07-21',
 		description: 'As YYYY-MM-DD: the service needs day, month and year together',
@@ -80,7 +98,7 @@ export function birthField(bodyPath: string): INodeProperties {
 }
 
 /** A date the service stores as `YYYY-MM-DD`. */
-export function dateField(displayName: string, name: string, bodyPath: string, description: string): INodeProperties {
+function dateField(displayName: string, name: string, bodyPath: string, description: string): INodeProperties {
 	return textField(displayName, name, bodyPath, {
 		placeholder: '2026-03-31',
 		description: `${description}, as YYYY-MM-DD`,
@@ -90,12 +108,12 @@ export function dateField(displayName: string, name: string, bodyPath: string, d
 
 /** The optional fields of a person: an individual, a sole trader's individual, an update. */
 export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
-	return [
+	return byDisplayName([
 		addressField('Residential Address', 'residentialAddress', `${bodyPrefix}residentialAddress`),
 		birthField(`${bodyPrefix}birth`),
 		emailField(`${bodyPrefix}email`),
 		textField('Middle Name', 'middleName', `${bodyPrefix}middleName`),
-	];
+	]);
 }
 
 
@@ -135,15 +153,29 @@ export const clientAssignmentFields: INodeProperties[] = [
 	},
 ];
 
-/** "Fields to Clear" of an update: the chosen nullable fields are sent as null. */
-export function clearFieldsOption(clearable: ClearableFields): INodeProperties {
+/**
+ * The Update Fields of an update: only the fields added are sent, and "Fields to Clear" sends the
+ * chosen nullable fields as null.
+ */
+export function updateFieldsCollection(fields: INodeProperties[], clearable: ClearableFields): INodeProperties {
 	return {
-		displayName: 'Fields to Clear',
-		name: 'clearFields',
-		type: 'multiOptions',
-		options: clearable,
-		default: [],
-		description: 'Fields to empty on the service (sent as null). A field cannot be both set and cleared.',
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: byDisplayName([
+			...fields,
+			{
+				displayName: 'Fields to Clear',
+				name: 'clearFields',
+				type: 'multiOptions',
+				options: clearable,
+				default: [],
+				description: 'Fields to empty on the service (sent as null). A field cannot be both set and cleared.',
+			},
+		]),
+		routing: { send: { preSend: [clearedFieldsInBody('updateFields', clearable)] } },
 	};
 }
 

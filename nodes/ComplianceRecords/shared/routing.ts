@@ -90,16 +90,17 @@ interface OperationRouting {
 	path: string;
 	/** For operations on one record: its label and the parameter holding its ID. */
 	record?: RecordParameter;
-	/** Checks and conversions of this operation, run after the service rules. */
-	preSend?: PreSendAction[];
 }
 
-/** Routing of an operation answering one record (`{ data: record }`): one output item. */
-export function recordRouting({ method, path, record, preSend = [] }: OperationRouting): INodePropertyRouting {
+/**
+ * Routing of an operation answering one record (`{ data: record }`): one output item. Its
+ * fields add their own checks (preSend) after these.
+ */
+export function recordRouting({ method, path, record }: OperationRouting): INodePropertyRouting {
 	return {
 		request: { method, url: path },
 		send: {
-			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : []), ...preSend],
+			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
 		output: {
 			postReceive: [checkServiceResponse(record), { type: 'rootProperty', properties: { property: 'data' } }],
@@ -108,10 +109,10 @@ export function recordRouting({ method, path, record, preSend = [] }: OperationR
 }
 
 /** Routing of a Get Many operation: cursor paging, one output item per record. */
-export function listRouting({ path, preSend = [] }: Pick<OperationRouting, 'path' | 'preSend'>): INodePropertyRouting {
+export function listRouting(path: string): INodePropertyRouting {
 	return {
 		request: { method: 'GET', url: path },
-		send: { paginate: true, preSend: [prepareServiceRequest, ...preSend] },
+		send: { paginate: true, preSend: [prepareServiceRequest] },
 		output: { postReceive: [checkServiceResponse()] },
 		operations: { pagination: paginateByCursor },
 	};

@@ -42,7 +42,7 @@ export function credentialTypeFor(authentication: Authentication): string {
  * OAuth2 must let 401 throw: that is how n8n notices an expired access token, refreshes it
  * and retries. An API key cannot be refreshed, so its 401 is ours to explain.
  */
-export function statusErrorsReturnedFor(
+function statusErrorsReturnedFor(
 	authentication: Authentication,
 ): boolean | IgnoreStatusErrorConfig {
 	return authentication === 'oAuth2' ? { ignore: true, except: [401] } : true;
@@ -66,11 +66,11 @@ export function insecureUrlProblem(url: string): string | undefined {
 	}
 	if (parsed.protocol === 'https:') return undefined;
 	if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
-	return `Refusing to send credentials to ${parsed.origin}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's Base URL to its https:// address.`;
+	return `Refusing to send credentials to ${parsed.protocol}//${parsed.host}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's Base URL to its https:// address.`;
 }
 
 /** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
-export function trimmedUrl(url: unknown): string {
+function trimmedUrl(url: unknown): string {
 	return String(url ?? '')
 		.trim()
 		.replace(/\/+$/, '');
@@ -78,11 +78,11 @@ export function trimmedUrl(url: unknown): string {
 
 /** The same rule inside an n8n expression, for credential fields computed from a URL field. */
 export function trimmedUrlExpression(reference: string): string {
-	return `${reference}.trim().replace(/\\/+$/, "")`;
+	return `String(${reference} ?? "").trim().replace(/\\/+$/, "")`;
 }
 
 /** The credential's base URL, trimmed and without trailing slashes, refused if insecure. */
-export function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
+function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 	const baseUrl = trimmedUrl(rawBaseUrl);
 	if (!baseUrl) {
 		throw new NodeOperationError(node, 'The credential has no Base URL', {

@@ -5,7 +5,7 @@ import { listRouting } from '../../shared/routing';
 import { instantInQuery } from '../../shared/validation';
 
 /** GET /clients: list items (entity reference only), all pages or up to Limit. */
-export const routing = listRouting({ path: '/clients' });
+export const routing = listRouting('/clients');
 
 const properties: INodeProperties[] = [
 	...pagingFields,

@@ -1,49 +1,42 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationPicker } from '../../shared/fields';
 import * as create from './create';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as update from './update';
 
 export const clientDescription: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['client'] } },
-		options: [
-			{
-				name: 'Create',
-				value: 'create',
-				action: 'Create a client',
-				description: 'Create a client with its individual, sole trader or organisation',
-				routing: create.routing,
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Get a client',
-				description: 'Get a client with its entity, staff and services',
-				routing: get.routing,
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many clients',
-				description: 'List clients, optionally only those modified since a time',
-				routing: getAll.routing,
-			},
-			{
-				name: 'Update',
-				value: 'update',
-				action: 'Update a client',
-				description: "Change a client's status, staff, services, reference or review date",
-				routing: update.routing,
-			},
-		],
-		default: 'get',
-	},
+	operationPicker('client', 'get', [
+		{
+			name: 'Create',
+			value: 'create',
+			action: 'Create a client',
+			description: 'Create a client with its individual, sole trader or organisation',
+			routing: create.routing,
+		},
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a client',
+			description: 'Get a client with its entity, staff and services',
+			routing: get.routing,
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many clients',
+			description: 'List clients, optionally only those modified since a time',
+			routing: getAll.routing,
+		},
+		{
+			name: 'Update',
+			value: 'update',
+			action: 'Update a client',
+			description: "Change a client's status, staff, services, reference or review date",
+			routing: update.routing,
+		},
+	]),
 	...create.description,
 	...get.description,
 	...update.description,

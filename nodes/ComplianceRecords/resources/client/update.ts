@@ -1,16 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { byDisplayName, clearFieldsOption, clientAssignmentFields, forOperation } from '../../shared/fields';
+import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../shared/fields';
 import { recordRouting } from '../../shared/routing';
-import { clearedFieldsInBody, type ClearableFields } from '../../shared/validation';
-import { clientIdField } from './get';
+import type { ClearableFields } from '../../shared/validation';
+import { clientIdField, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
-export const routing = recordRouting({
-	method: 'PATCH',
-	path: '/clients',
-	record: { label: 'Client', idParameter: 'clientId' },
-});
+export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord });
 
 /** The client fields the service lets an update set to null (spec §4.1). */
 const clearable: ClearableFields = [
@@ -23,15 +19,9 @@ const clearable: ClearableFields = [
 
 const properties: INodeProperties[] = [
 	clientIdField,
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: byDisplayName([
+	updateFieldsCollection(
+		[
 			...clientAssignmentFields,
-			clearFieldsOption(clearable),
 			{
 				displayName: 'Status',
 				name: 'status',
@@ -43,9 +33,9 @@ const properties: INodeProperties[] = [
 				],
 				routing: { send: { type: 'body', property: 'status' } },
 			},
-		]),
-		routing: { send: { preSend: [clearedFieldsInBody('updateFields', clearable)] } },
-	},
+		],
+		clearable,
+	),
 ];
 
 export const description = forOperation('client', 'update', properties);

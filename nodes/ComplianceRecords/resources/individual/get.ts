@@ -1,22 +1,16 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import { forOperation } from '../../shared/fields';
+import { forOperation, recordIdField } from '../../shared/fields';
 import { recordRouting } from '../../shared/routing';
 
-/** GET /individuals/{id}. */
-export const routing = recordRouting({
-	method: 'GET',
-	path: '/individuals',
-	record: { label: 'Individual', idParameter: 'individualId' },
-});
+/** The individual an operation is about: named in "not found" errors. */
+export const individualRecord = { label: 'Individual', idParameter: 'individualId' };
 
-export const individualIdField: INodeProperties = {
-	displayName: 'Individual ID',
-	name: 'individualId',
-	type: 'string',
-	required: true,
-	default: '',
-	description: "The individual's ID in the service (a client's entity ID when its category is Individual)",
-};
+/** GET /individuals/{id}. */
+export const routing = recordRouting({ method: 'GET', path: '/individuals', record: individualRecord });
+
+export const individualIdField = recordIdField(
+	'Individual ID',
+	'individualId',
+	"The individual's ID in the service (a client's entity ID when its category is Individual)",
+);
 
 export const description = forOperation('individual', 'get', [individualIdField]);

@@ -2,6 +2,6 @@ import { forOperation, pagingFields } from '../../shared/fields';
 import { listRouting } from '../../shared/routing';
 
 /** GET /individuals: all pages or up to Limit. */
-export const routing = listRouting({ path: '/individuals' });
+export const routing = listRouting('/individuals');
 
 export const description = forOperation('individual', 'getAll', pagingFields);

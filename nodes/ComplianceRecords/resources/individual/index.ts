@@ -1,41 +1,34 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationPicker } from '../../shared/fields';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as update from './update';
 
 export const individualDescription: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['individual'] } },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Get an individual',
-				description: 'Get a person: name, email, address, date of birth and client link',
-				routing: get.routing,
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many individuals',
-				description: 'List individuals',
-				routing: getAll.routing,
-			},
-			{
-				name: 'Update',
-				value: 'update',
-				action: 'Update an individual',
-				description: "Change a person's name, email, address or date of birth",
-				routing: update.routing,
-			},
-		],
-		default: 'get',
-	},
+	operationPicker('individual', 'get', [
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get an individual',
+			description: 'Get a person: name, email, address, date of birth and client link',
+			routing: get.routing,
+		},
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many individuals',
+			description: 'List individuals',
+			routing: getAll.routing,
+		},
+		{
+			name: 'Update',
+			value: 'update',
+			action: 'Update an individual',
+			description: "Change a person's name, email, address or date of birth",
+			routing: update.routing,
+		},
+	]),
 	...get.description,
 	...update.description,
 	...getAll.description,

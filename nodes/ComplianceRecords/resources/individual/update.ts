@@ -1,22 +1,10 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import {
-	byDisplayName,
-	clearFieldsOption,
-	forOperation,
-	personOptionalFields,
-	textField,
-} from '../../shared/fields';
+import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../shared/fields';
 import { recordRouting } from '../../shared/routing';
-import { clearedFieldsInBody, type ClearableFields } from '../../shared/validation';
-import { individualIdField } from './get';
+import type { ClearableFields } from '../../shared/validation';
+import { individualIdField, individualRecord } from './get';
 
 /** PATCH /individuals/{id}: only the fields given are sent. */
-export const routing = recordRouting({
-	method: 'PATCH',
-	path: '/individuals',
-	record: { label: 'Individual', idParameter: 'individualId' },
-});
+export const routing = recordRouting({ method: 'PATCH', path: '/individuals', record: individualRecord });
 
 /** The individual fields the service lets an update set to null (spec §4.3). */
 const clearable: ClearableFields = [
@@ -26,22 +14,14 @@ const clearable: ClearableFields = [
 	{ name: 'Residential Address', value: 'residentialAddress' },
 ];
 
-const properties: INodeProperties[] = [
+export const description = forOperation('individual', 'update', [
 	individualIdField,
-	{
-		displayName: 'Update Fields',
-		name: 'updateFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: byDisplayName([
-			clearFieldsOption(clearable),
+	updateFieldsCollection(
+		[
 			textField('First Name', 'firstName', 'firstName'),
 			textField('Last Name', 'lastName', 'lastName'),
 			...personOptionalFields(''),
-		]),
-		routing: { send: { preSend: [clearedFieldsInBody('updateFields', clearable)] } },
-	},
-];
-
-export const description = forOperation('individual', 'update', properties);
+		],
+		clearable,
+	),
+]);

@@ -1,24 +1,17 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationPicker } from '../../shared/fields';
 import * as getAll from './getAll';
 
 export const organisationDescription: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['organisation'] } },
-		options: [
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				action: 'Get many organisations',
-				description: 'List organisations',
-				routing: getAll.routing,
-			},
-		],
-		default: 'getAll',
-	},
+	operationPicker('organisation', 'getAll', [
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many organisations',
+			description: 'List organisations',
+			routing: getAll.routing,
+		},
+	]),
 	...getAll.description,
 ];

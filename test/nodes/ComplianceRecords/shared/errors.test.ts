@@ -2,7 +2,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { inspect } from 'node:util';
 
 import { serviceError } from '../../../../nodes/ComplianceRecords/shared/errors';
-import { CredentialStore, runNode } from '../../../helpers';
+import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
 import { serviceGet, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
@@ -90,6 +90,17 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error?.description).toBe(
 			"Check the Client ID: it may be mistyped, or belong to another firm than the credential's.",
 		);
+		expectNoSecret(result.error, sandbox().apiKey);
+	});
+
+	it('404 through OAuth2: mapped the same way', async () => {
+		const store = credentials();
+		await connectOAuth2(store);
+
+		const result = await run({ ...getClient('gone-2'), authentication: 'oAuth2' }, store);
+
+		expect(result.error?.message).toBe('Client "gone-2" was not found: No client with id \'gone-2\' in your firm');
+		expect(sandbox().requests()).toHaveLength(1);
 	});
 
 	it("404: another firm's client is not found either", async () => {
@@ -117,6 +128,7 @@ describe('Errors of the service, as the user sees them', () => {
 			expect(result.error?.description).toBe(
 				'Another client of the firm already has this reference number. Use a different Reference Number.',
 			);
+			expectNoSecret(result.error, sandbox().apiKey);
 		}
 	});
 
@@ -129,6 +141,7 @@ describe('Errors of the service, as the user sees them', () => {
 			'The service is receiving too many requests: Too many requests (a fault injected by the sandbox): retry after the Retry-After delay',
 		);
 		expect(result.error?.description).toBe("Wait 7 seconds and run again, or turn on Retry On Fail in the node's settings.");
+		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
 	it.each([500, 503] as const)('%s: says the service failed, with its message', async (status) => {
@@ -140,6 +153,7 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error?.description).toBe(
 			"This is a problem on the service's side. Try again later, or turn on Retry On Fail in the node's settings.",
 		);
+		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
 	it('a service that cannot be reached: n8n says so, the key is nowhere in the error', async () => {

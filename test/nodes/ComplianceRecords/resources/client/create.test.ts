@@ -18,8 +18,16 @@ const create = (parameters: IDataObject, input?: IDataObject[]) =>
 		input,
 	});
 
-/** The created client as the service itself holds it. */
-const storedClient = async (id: unknown) => (await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${String(id)}`)).data;
+/** The one request of a Create: POST /clients with this body, and the node's headers. */
+const expectPosted = (body: IDataObject) =>
+	expectReceived(sandbox().requests()[0], { method: 'POST', path: '/clients', bearer: sandbox().apiKey, body });
+
+/** n8n output one item: the created client exactly as the service now holds it. */
+async function expectOutputIsStored(output: IDataObject[]) {
+	expect(output).toHaveLength(1);
+	const stored = await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${String(output[0].id)}`);
+	expect(output[0]).toEqual(stored.data);
+}
 
 const address = { line1: '4 Mill Lane', line2: 'Flat 2', city: 'Bath', postcode: 'BA1 1AA', county: 'Somerset', country: 'United Kingdom' };
 
@@ -30,14 +38,8 @@ describe('Client > Create', () => {
 		expect(run.error).toBeUndefined();
 		const requests = sandbox().requests();
 		expect(requests).toHaveLength(1);
-		expectReceived(requests[0], {
-			method: 'POST',
-			path: '/clients',
-			bearer: sandbox().apiKey,
-			body: { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' } },
-		});
-		expect(run.json).toHaveLength(1);
-		expect(run.json[0]).toEqual(await storedClient(run.json[0].id));
+		expectPosted({ status: 'PROSPECT', entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
+		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			object: 'client',
 			name: 'Ada Lovelace',
@@ -73,32 +75,26 @@ describe('Client > Create', () => {
 		});
 
 		expect(run.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], {
-			method: 'POST',
-			path: '/clients',
-			bearer: sandbox().apiKey,
-			body: {
-				status: 'EXISTING',
-				entity: {
-					object: 'individual',
-					firstName: 'Grace',
-					lastName: 'Hopper',
-					middleName: 'Brewster',
-					email: 'grace@example.com',
-					residentialAddress: address,
-					birth: { day: 9, month: 12, year: 1906 },
-				},
-				partnerId,
-				managerId,
-				businessUnitId,
-				serviceIds,
-				referenceNumber: 'REF-HOPPER-1',
-				nextReviewDate: '2027-01-31',
+		expectPosted({
+			status: 'EXISTING',
+			entity: {
+				object: 'individual',
+				firstName: 'Grace',
+				lastName: 'Hopper',
+				middleName: 'Brewster',
+				email: 'grace@example.com',
+				residentialAddress: address,
+				birth: { day: 9, month: 12, year: 1906 },
 			},
-		});
-		const client = run.json[0];
-		expect(client).toEqual(await storedClient(client.id));
-		expect(client).toMatchObject({
+			partnerId,
+			managerId,
+			businessUnitId,
+			serviceIds,
+			referenceNumber: 'REF-HOPPER-1',
+			nextReviewDate: '2027-01-31',
+			});
+		await expectOutputIsStored(run.json);
+		expect(run.json[0]).toMatchObject({
 			state: 'EXISTING',
 			referenceNumber: 'REF-HOPPER-1',
 			nextReviewDate: '2027-01-31',
@@ -120,27 +116,22 @@ describe('Client > Create', () => {
 		});
 
 		expect(run.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], {
-			method: 'POST',
-			path: '/clients',
-			bearer: sandbox().apiKey,
-			body: {
-				status: 'PROSPECT',
-				entity: {
-					object: 'sole_trader',
-					tradingName: 'Baker Joinery',
-					individual: {
-						firstName: 'Tom',
-						lastName: 'Baker',
-						middleName: 'Stewart',
-						email: 'tom@baker.example',
-						residentialAddress: { line1: '1 High St', city: 'Leeds' },
-						birth: { day: 31, month: 1, year: 1970 },
-					},
+		expectPosted({
+			status: 'PROSPECT',
+			entity: {
+				object: 'sole_trader',
+				tradingName: 'Baker Joinery',
+				individual: {
+					firstName: 'Tom',
+					lastName: 'Baker',
+					middleName: 'Stewart',
+					email: 'tom@baker.example',
+					residentialAddress: { line1: '1 High St', city: 'Leeds' },
+					birth: { day: 31, month: 1, year: 1970 },
 				},
 			},
 		});
-		expect(run.json[0]).toEqual(await storedClient(run.json[0].id));
+		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			category: 'SOLE_TRADER',
 			entity: { object: 'sole_trader', tradingName: 'Baker Joinery', individual: { firstName: 'Tom', lastName: 'Baker' } },
@@ -156,16 +147,11 @@ describe('Client > Create', () => {
 		});
 
 		expect(run.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], {
-			method: 'POST',
-			path: '/clients',
-			bearer: sandbox().apiKey,
-			body: {
-				status: 'EXISTING',
-				entity: { object: 'import_uk_company', companyNumber: '12345678', tradingAddress: { line1: '9 Trade Row', city: 'London' } },
-			},
+		expectPosted({
+			status: 'EXISTING',
+			entity: { object: 'import_uk_company', companyNumber: '12345678', tradingAddress: { line1: '9 Trade Row', city: 'London' } },
 		});
-		expect(run.json[0]).toEqual(await storedClient(run.json[0].id));
+		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			name: 'Demo Widgets Ltd',
 			category: 'ORGANISATION',
@@ -188,24 +174,19 @@ describe('Client > Create', () => {
 		});
 
 		expect(run.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], {
-			method: 'POST',
-			path: '/clients',
-			bearer: sandbox().apiKey,
-			body: {
-				status: 'PROSPECT',
-				entity: {
-					object: 'organisation',
-					name: 'Friends of the Canal',
-					type: 'NON_PROFIT',
-					subType: 'Charity',
-					identifyingNumber: 'CH-1138',
-					registeredAddress: address,
-					tradingAddress: { line1: 'Lock Keeper Cottage', city: 'Bath' },
-				},
+		expectPosted({
+			status: 'PROSPECT',
+			entity: {
+				object: 'organisation',
+				name: 'Friends of the Canal',
+				type: 'NON_PROFIT',
+				subType: 'Charity',
+				identifyingNumber: 'CH-1138',
+				registeredAddress: address,
+				tradingAddress: { line1: 'Lock Keeper Cottage', city: 'Bath' },
 			},
 		});
-		expect(run.json[0]).toEqual(await storedClient(run.json[0].id));
+		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			name: 'Friends of the Canal',
 			entity: { organisationType: 'NON_PROFIT', organisationSubType: 'Charity', identifyingNumber: 'CH-1138' },

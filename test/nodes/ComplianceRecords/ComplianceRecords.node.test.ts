@@ -1,0 +1,111 @@
+import type { INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { ComplianceRecords } from '../../../nodes/ComplianceRecords/ComplianceRecords.node';
+
+const node = new ComplianceRecords();
+const { description } = node;
+const nodeDir = join(__dirname, '../../../nodes/ComplianceRecords');
+
+/** The parameters n8n keeps (and the editor shows) for these values, defaults filled in. */
+const shown = (values: INodeParameters) =>
+	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion: 1 }, description) ?? {};
+
+const optionValues = (property: INodeProperties | undefined) =>
+	(property?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+
+describe('Compliance Records node description', () => {
+	it('has the public names saved workflows depend on', () => {
+		expect(description.name).toBe('complianceRecords');
+		expect(shown({})).toMatchObject({ authentication: 'apiKey', resource: 'client' });
+		const property = (name: string, resource?: string) =>
+			description.properties.find(
+				(candidate) => candidate.name === name && (!resource || candidate.displayOptions?.show?.resource?.includes(resource)),
+			);
+		expect(optionValues(property('authentication'))).toEqual(['apiKey', 'oAuth2']);
+		expect(optionValues(property('resource'))).toEqual(['client', 'firm', 'individual', 'organisation']);
+		expect(optionValues(property('operation', 'client'))).toEqual(['create', 'get', 'getAll', 'update']);
+		expect(optionValues(property('operation', 'individual'))).toEqual(['get', 'getAll', 'update']);
+		expect(optionValues(property('operation', 'organisation'))).toEqual(['getAll']);
+		expect(optionValues(property('operation', 'firm'))).toEqual(['get']);
+		expect(description.credentials?.map((credential) => credential.name)).toEqual([
+			'complianceRecordsApi',
+			'complianceRecordsOAuth2Api',
+		]);
+	});
+
+	it.each([
+		['client', 'get', { clientId: '' }],
+		['client', 'update', { clientId: '', updateFields: {} }],
+		['individual', 'get', { individualId: '' }],
+		['individual', 'update', { individualId: '', updateFields: {} }],
+		['client', 'getAll', { returnAll: false, limit: 50, filters: {} }],
+		['individual', 'getAll', { returnAll: false, limit: 50 }],
+		['organisation', 'getAll', { returnAll: false, limit: 50 }],
+		['firm', 'get', {}],
+	])('%s > %s shows exactly its fields', (resource, operation, fields) => {
+		expect(shown({ resource, operation })).toEqual({ authentication: 'apiKey', resource, operation, ...fields });
+	});
+
+	it('Return All hides Limit', () => {
+		expect(shown({ resource: 'client', operation: 'getAll', returnAll: true })).not.toHaveProperty('limit');
+	});
+
+	it.each([
+		['individual', { firstName: '', lastName: '', individualFields: {} }],
+		['sole_trader', { firstName: '', lastName: '', soleTraderFields: {} }],
+		['import_uk_company', { companyNumber: '', companyFields: {} }],
+		['organisation', { organisationName: '', organisationType: 'COMPANY', organisationFields: {} }],
+	])('client > create with entity type %s shows only its own fields', (entityType, fields) => {
+		expect(shown({ resource: 'client', operation: 'create', entityType })).toEqual({
+			authentication: 'apiKey',
+			resource: 'client',
+			operation: 'create',
+			status: 'PROSPECT',
+			entityType,
+			...fields,
+			additionalFields: {},
+		});
+	});
+
+	it('the optional fields of each entity type are the spec\'s', () => {
+		const optionNames = (name: string) =>
+			(description.properties.find((property) => property.name === name)?.options as INodeProperties[]).map((option) => option.name);
+
+		expect(optionNames('individualFields')).toEqual(['birth', 'email', 'middleName', 'residentialAddress']);
+		expect(optionNames('soleTraderFields').sort()).toEqual(['birth', 'email', 'middleName', 'residentialAddress', 'tradingName']);
+		expect(optionNames('companyFields')).toEqual(['tradingAddress']);
+		expect(optionNames('organisationFields')).toEqual(['identifyingNumber', 'registeredAddress', 'subType', 'tradingAddress']);
+		expect(optionNames('additionalFields').sort()).toEqual(
+			['businessUnitId', 'managerId', 'nextReviewDate', 'partnerId', 'referenceNumber', 'serviceIds'],
+		);
+	});
+
+	it('can be used as an AI tool, every operation with an action', () => {
+		expect(description.usableAsTool).toBe(true);
+		const operations = description.properties.filter((property) => property.name === 'operation');
+		for (const option of operations.flatMap((property) => property.options ?? [])) {
+			expect(option).toHaveProperty('action');
+		}
+	});
+
+	it('has both icons and a codex with categories and documentation links', () => {
+		const icon = description.icon as { light: string; dark: string };
+		for (const file of [icon.light, icon.dark]) {
+			expect(existsSync(join(nodeDir, file.replace('file:', '')))).toBe(true);
+		}
+		const codex = JSON.parse(readFileSync(join(nodeDir, 'ComplianceRecords.node.json'), 'utf8'));
+		expect(codex.node).toBe('n8n-nodes-compliance-records.complianceRecords');
+		expect(codex.categories.length).toBeGreaterThan(0);
+		expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
+		expect(codex.resources.credentialDocumentation[0].url).toMatch(/^https:\/\//);
+	});
+
+	it('has dropdown loaders for every field that names one', () => {
+		const named = JSON.stringify(description.properties).match(/"loadOptionsMethod":"(\w+)"/g) ?? [];
+		const methods = new Set(named.map((match) => match.split('"')[3]));
+		expect([...methods].sort()).toEqual(Object.keys(node.methods.loadOptions).sort());
+	});
+});

@@ -1,0 +1,79 @@
+import { connectOAuth2, loadOptions } from '../../../helpers';
+import { expectReceived, serviceGet, useSandbox } from '../../../helpers/sandbox';
+
+const { sandbox, credentials } = useSandbox();
+
+interface Firm {
+	staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean }>;
+	businessUnits: Array<{ id: string; name: string; type: string }>;
+	services: Array<{ id: string; name: string }>;
+}
+
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
+async function firm(): Promise<Firm> {
+	const { data } = await serviceGet<{ data: Firm }>(sandbox(), '/firm');
+	sandbox().clearRequests();
+	return data;
+}
+
+const load = (method: string, authentication = 'apiKey', store = credentials()) =>
+	loadOptions(method, { credentials: store, parameters: { authentication, resource: 'client', operation: 'create' } });
+
+describe('Dropdowns filled from GET /firm', () => {
+	it('Partner: the staff who are partners, by name', async () => {
+		const { staff } = await firm();
+
+		const options = await load('getPartners');
+
+		const partners = staff.filter((member) => member.isPartner);
+		expect(partners.length).toBeGreaterThan(0);
+		expect(partners.length).toBeLessThan(staff.length);
+		expect(options).toEqual(partners.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id })).sort(byName));
+		expect(sandbox().requests()).toHaveLength(1);
+		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/firm', bearer: sandbox().apiKey });
+	});
+
+	it('Manager: the staff who are managers, by name', async () => {
+		const { staff } = await firm();
+
+		const options = await load('getManagers');
+
+		const managers = staff.filter((member) => member.isManager);
+		expect(managers.length).toBeGreaterThan(0);
+		expect(options).toEqual(managers.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id })).sort(byName));
+	});
+
+	it('Business Unit: every unit, its type as description', async () => {
+		const { businessUnits } = await firm();
+
+		const options = await load('getBusinessUnits');
+
+		expect(options).toEqual(businessUnits.map((unit) => ({ name: unit.name, value: unit.id, description: unit.type })).sort(byName));
+	});
+
+	it('Services: every service of the firm', async () => {
+		const { services } = await firm();
+
+		const options = await load('getServices');
+
+		expect(options).toEqual(services.map((service) => ({ name: service.name, value: service.id })).sort(byName));
+	});
+
+	it('with the OAuth2 credential too', async () => {
+		const { services } = await firm();
+		const store = credentials();
+		const { tokenData } = await connectOAuth2(store);
+
+		const options = await load('getServices', 'oAuth2', store);
+
+		expect(options).toHaveLength(services.length);
+		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/firm', bearer: String(tokenData.access_token) });
+	});
+
+	it('a refused credential gives the same clear error as the operations', async () => {
+		const store = credentials().set('complianceRecordsApi', { baseUrl: sandbox().baseUrl, apiKey: 'crs_wrong_key_000000000' });
+
+		await expect(load('getPartners', 'apiKey', store)).rejects.toThrow(/^The service refused the API key: /);
+	});
+});
