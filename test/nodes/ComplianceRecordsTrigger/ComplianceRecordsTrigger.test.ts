@@ -60,11 +60,10 @@ describe('Fetch Test Event', () => {
 		const saved = poller.saved();
 		busy.sandbox().clearRequests();
 
-		const { json, error } = await poller.fetchTestEvent();
+		const { json, error, staticData } = await poller.fetchTestEvent();
 		expect(error).toBeUndefined();
 		expect(json.map((client) => client.id)).toEqual(touched.slice(2).reverse().map((client) => client.id));
-		expect(poller.saved()).toEqual(saved);
-		expect(poller.inMemory()).toEqual(saved);
+		expect(staticData).toEqual(saved);
 		const requests = triggerRequests(busy.sandbox());
 		expect(requests).toHaveLength(1);
 		expect(Date.now() - Date.parse(String(requests[0].query.sinceModifiedAt))).toBeLessThan(11 * 60_000);
@@ -75,13 +74,13 @@ describe('Fetch Test Event', () => {
 		quiet.sandbox().clearRequests();
 		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: quiet.credentials() });
 
-		const { json } = await poller.fetchTestEvent();
+		const { json, staticData } = await poller.fetchTestEvent();
 		const expected = newestFirst(all, (client) => String(client.lastModifiedAt)).slice(0, 5);
 		expect(json.map((client) => client.id)).toEqual(expected.map((client) => client.id));
 		const requests = triggerRequests(quiet.sandbox());
 		expect(requests.every((request) => request.query.sinceModifiedAt !== undefined)).toBe(true);
 		expect(requests.length).toBeGreaterThan(1);
-		expect(poller.inMemory()).toEqual({});
+		expect(staticData).toEqual({});
 	});
 
 	it('gives the most recent AML determinations, with their risk level', async () => {
