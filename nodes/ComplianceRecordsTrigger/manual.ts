@@ -1,0 +1,48 @@
+import type { IPollFunctions } from 'n8n-workflow';
+
+import { listClients, type Client, type PollBudget } from './clients';
+
+/*
+ * "Fetch Test Event": the most recent events, found without listing the whole firm. The list is
+ * in creation order, so "most recent" needs every client of a time span: the sampler asks for
+ * the clients modified in the last 10 minutes, then widens the span until it holds enough
+ * events. A span's clients include every event at or after its start (an event moves
+ * lastModifiedAt), so the newest events of the first span that holds enough are the newest of
+ * the firm. It never reads or writes the trigger's saved state.
+ */
+
+export const SAMPLE_SIZE = 5;
+
+const MINUTE = 60 * 1000;
+const SPANS_MS = [10 * MINUTE, 60 * MINUTE, 24 * 60 * MINUTE, 7 * 24 * 60 * MINUTE, 30 * 24 * 60 * MINUTE, 365 * 24 * 60 * MINUTE];
+
+/**
+ * Up to {@link SAMPLE_SIZE} clients with the newest events, newest first. `eventTime` gives a
+ * client's event time, or undefined when it has no such event.
+ */
+export async function latestEvents(
+	this: IPollFunctions,
+	budget: PollBudget,
+	eventTime: (client: Client) => number | undefined,
+): Promise<Client[]> {
+	const eventsSince = async (since?: number) => {
+		const { clients } = await listClients.call(this, budget, since);
+		return clients
+			.map((client) => ({ client, time: eventTime(client) }))
+			.filter((event): event is { client: Client; time: number } =>
+				event.time !== undefined && (since === undefined || event.time >= since),
+			);
+	};
+	const newest = (events: Array<{ client: Client; time: number }>) =>
+		events
+			.sort((a, b) => b.time - a.time || a.client.id.localeCompare(b.client.id))
+			.slice(0, SAMPLE_SIZE)
+			.map((event) => event.client);
+
+	const now = Date.now();
+	for (const span of SPANS_MS) {
+		const events = await eventsSince(now - span);
+		if (events.length >= SAMPLE_SIZE) return newest(events);
+	}
+	return newest(await eventsSince());
+}

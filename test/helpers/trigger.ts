@@ -1,0 +1,196 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WorkflowExecute } from 'n8n-core';
+import type { IDataObject } from 'n8n-workflow';
+import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
+
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecordsTrigger/ComplianceRecordsTrigger.node';
+import type { LoggedRequest, Sandbox } from '../../sandbox';
+import { credentialsFor, type CredentialStore } from './credentials';
+import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
+import { createPoller } from './poll';
+import { nodeUnderTest } from './runNode';
+
+/*
+ * The Compliance Records Trigger in n8n's engine, as its tests see it: the JSON it emits, its
+ * own node static data (saved, or in memory), a saved state to start again from, and a manual
+ * "Fetch Test Event".
+ */
+
+const nodeTypes = new TestNodeTypes([new ComplianceRecords(), new ComplianceRecordsTrigger()]);
+
+export interface TriggerPollerOptions {
+	parameters: IDataObject;
+	credentials: CredentialStore;
+	timezone?: string;
+	/** What n8n's `getPollBudgetMs()` answers; n8n's default (5 minutes) when absent. */
+	budgetMs?: number;
+}
+
+export interface TriggerPoller {
+	/** One poll through n8n-core's poll executor: the JSON of the items emitted ([] when none). */
+	poll(): Promise<IDataObject[]>;
+	/** The trigger node's static data as n8n last saved it. */
+	saved(): IDataObject;
+	/** The trigger node's static data in memory, saved or not. */
+	inMemory(): IDataObject;
+	/** n8n restarted from this saved node static data (or re-ran a tick from it). */
+	load(saved: IDataObject): void;
+	/**
+	 * "Fetch Test Event": n8n's WorkflowExecute runs the workflow in manual mode, on a workflow
+	 * holding the trigger's current static data; `staticData` is that node's static data after.
+	 */
+	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error; staticData: IDataObject }>;
+}
+
+export function createTriggerPoller({ parameters, credentials, timezone, budgetMs }: TriggerPollerOptions): TriggerPoller {
+	const nodeType = new ComplianceRecordsTrigger();
+	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs });
+	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials });
+	const key = `node:${node.name}`;
+	const ofNode = (staticData: IDataObject) => (staticData[key] ?? {}) as IDataObject;
+
+	return {
+		async poll() {
+			return (await poller.poll())?.[0]?.map((item) => item.json) ?? [];
+		},
+		saved: () => ofNode(poller.savedStaticData()),
+		inMemory: () => ofNode(poller.staticData()),
+		load: (saved) => poller.restart({ [key]: saved }),
+		async fetchTestEvent() {
+			const workflow = workflowWith(node, nodeTypes, { staticData: poller.staticData(), timezone });
+			const runExecutionData = createRunExecutionData({
+				executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] },
+			});
+			const workflowData = { id: workflow.id, name: workflow.name, nodes: [node], connections: {} } as never;
+			const additionalData = additionalDataFor(credentials, 'manual', workflowData);
+			const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+			const task = run.data.resultData.runData[node.name]?.[0];
+			if (!task) throw new UnexpectedError('The trigger did not run', { extra: { error: run.data.resultData.error } });
+			return {
+				json: (task.data?.main[0] ?? []).map((item) => item.json),
+				error: task.error ?? run.data.resultData.error,
+				staticData: ofNode(JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject),
+			};
+		},
+	};
+}
+
+/** What a later-page hook may answer instead of the sandbox (a malformed page, say). */
+type PageAnswer = { status: number; body: unknown };
+type PageHook = (page: number) => Promise<PageAnswer | void> | PageAnswer | void;
+
+/**
+ * A pass-through proxy in front of the sandbox that runs a hook before forwarding each request
+ * for a page after the first (`GET /clients` with a cursor): a deterministic way to change
+ * clients, or break the answer, while a poll is paging. Point credentials at it with
+ * `credentials()`.
+ */
+export async function pageHookProxy(sandbox: Sandbox) {
+	let beforePage: PageHook = () => undefined;
+	let laterPages = 0;
+	const upstream = new URL(sandbox.baseUrl);
+
+	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', async () => {
+			try {
+				const url = new URL(request.url ?? '/', upstream.origin);
+				if (request.method === 'GET' && url.pathname === `${upstream.pathname.replace(/\/$/, '')}/clients` && url.searchParams.has('cursor')) {
+					laterPages++;
+					const answer = await beforePage(laterPages + 1);
+					if (answer) {
+						response.writeHead(answer.status, { 'content-type': 'application/json' });
+						response.end(JSON.stringify(answer.body));
+						return;
+					}
+				}
+				const headers = Object.fromEntries(
+					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
+				) as Record<string, string>;
+				const answer = await fetch(url, {
+					method: request.method,
+					headers,
+					body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+				});
+				response.writeHead(answer.status, Object.fromEntries(answer.headers));
+				response.end(Buffer.from(await answer.arrayBuffer()));
+			} catch (error) {
+				response.writeHead(502).end(String(error));
+			}
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname.replace(/\/$/, '')}`;
+
+	return {
+		credentials: () => credentialsFor({ ...sandbox, baseUrl }),
+		/** Runs before each later page of every listing; reset with `onLaterPage(() => undefined)`. */
+		onLaterPage(hook: PageHook) {
+			beforePage = hook;
+			laterPages = 0;
+		},
+		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+/** Marks the tests' own requests to the sandbox, so the request log can leave them out. */
+const SETUP_HEADER = 'x-test-setup';
+
+async function serviceCall(sandbox: Sandbox, method: string, path: string, body?: IDataObject): Promise<IDataObject> {
+	const response = await fetch(`${sandbox.baseUrl}${path}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${sandbox.apiKey}`,
+			'accept-version': '1.0.0',
+			'content-type': 'application/json',
+			[SETUP_HEADER]: '1',
+		},
+		body: body && JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+	return (await response.json()) as IDataObject;
+}
+
+/** The requests the trigger sent (the tests' own setup requests left out). */
+export function triggerRequests(sandbox: Sandbox): LoggedRequest[] {
+	return sandbox.requests().filter((request) => request.headers[SETUP_HEADER] === undefined);
+}
+
+let referenceCounter = 0;
+
+/** A change as the firm's users make one (PATCH through the API): a new reference number. */
+export async function touchClient(sandbox: Sandbox, clientId: string, update: IDataObject = {}): Promise<IDataObject> {
+	referenceCounter++;
+	const body = { referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...update };
+	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body)).data as IDataObject;
+}
+
+/** A new client (POST through the API). */
+export async function createClient(sandbox: Sandbox, lastName: string): Promise<IDataObject> {
+	const body = { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Test', lastName } };
+	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
+}
+
+/** Every client of the main firm as the list gives it, in list (creation) order. */
+export async function listAll(sandbox: Sandbox): Promise<IDataObject[]> {
+	const clients: IDataObject[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
+		const page = (await serviceCall(sandbox, 'GET', `/clients?${query}`)) as {
+			data: IDataObject[];
+			meta: { next_cursor?: string };
+		};
+		clients.push(...page.data);
+		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
+	} while (cursor);
+	return clients;
+}
+
+/** Every client id of the main firm, in list (creation) order. */
+export async function clientIds(sandbox: Sandbox): Promise<string[]> {
+	return (await listAll(sandbox)).map((client) => client.id as string);
+}
