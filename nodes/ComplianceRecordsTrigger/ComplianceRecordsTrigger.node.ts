@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { serviceCredentials } from '../ComplianceRecords/shared/authentication';
 import { fetchFullClient, PollBudget, type Client } from './clients';
 import { triggerProperties } from './description';
 import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './events/changes';
@@ -41,18 +42,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'complianceRecordsApi',
-				required: true,
-				displayOptions: { show: { authentication: ['apiKey'] } },
-			},
-			{
-				name: 'complianceRecordsOAuth2Api',
-				required: true,
-				displayOptions: { show: { authentication: ['oAuth2'] } },
-			},
-		],
+		credentials: serviceCredentials,
 		properties: triggerProperties,
 	};
 
