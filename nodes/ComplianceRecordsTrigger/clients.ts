@@ -41,11 +41,23 @@ export class PollBudget {
 		return performance.now() - this.startedAt;
 	}
 
+	private remaining(): number {
+		return Math.max(0, this.budgetMs - this.elapsed());
+	}
+
+	/**
+	 * The timeout to give a request, so it does not linger after the poll gave up on it: a moment
+	 * past the budget, so that {@link within}'s clearer error always comes first.
+	 */
+	requestTimeout(): number {
+		return this.remaining() + 1_000;
+	}
+
 	/** Resolves with `request`, or throws once the budget is spent, whichever comes first. */
 	async within<T>(request: Promise<T>): Promise<T> {
-		const remaining = this.budgetMs - this.elapsed();
+		const remaining = this.remaining();
 		const settled = new AbortController();
-		const timeout = sleep(Math.max(0, remaining), settled.signal).then(
+		const timeout = sleep(remaining, settled.signal).then(
 			() => {
 				throw new NodeOperationError(
 					this.context.getNode(),
@@ -107,7 +119,9 @@ export async function listClients(
 	const firstRequestAt = budget.elapsed();
 
 	for (let pageNumber = 1; ; pageNumber++) {
-		const page = await budget.within(serviceRequest.call(this, { method: 'GET', url: '/clients', qs }));
+		const page = await budget.within(
+			serviceRequest.call(this, { method: 'GET', url: '/clients', qs, timeout: budget.requestTimeout() }),
+		);
 		// Page 1 was evaluated at the poll's first evaluation; later pages at most this much later.
 		const lateness = pageNumber === 1 ? 0 : budget.elapsed() - firstRequestAt;
 		const data = (page as IDataObject | undefined)?.data;
@@ -134,6 +148,7 @@ export async function fetchFullClient(this: IPollFunctions, budget: PollBudget, 
 			method: 'GET',
 			url: `/clients/${encodeURIComponent(id)}`,
 			record: { label: 'Client', id },
+			timeout: budget.requestTimeout(),
 		}),
 	);
 	return checkedClient(this, (response as IDataObject | undefined)?.data);

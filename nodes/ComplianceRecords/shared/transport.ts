@@ -128,6 +128,8 @@ export interface ServiceRequest {
 	/** Names the record in a "not found" error. */
 	record?: RecordRef;
 	itemIndex?: number;
+	/** Milliseconds before the request is abandoned (n8n's default otherwise: 300 s). */
+	timeout?: number;
 }
 
 function httpStatusOf(error: unknown): number | undefined {
@@ -153,6 +155,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 			url: request.url,
 			qs: request.qs,
 			body: request.body,
+			timeout: request.timeout,
 			returnFullResponse: true,
 		},
 		authentication,
