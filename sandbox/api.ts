@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Authenticator, Caller } from './auth';
 import type { ControlTarget, Faults, RequestLog } from './controls';
 import { CONTROL_PREFIX, handleControl } from './controls';
-import { HttpError, badRequest, jsonBody, notFound, queryObject, readBody, sendJson, tryParseJson } from './http';
+import { HttpError, badRequest, decodeComponent, jsonBody, notFound, queryObject, readBody, sendJson, tryParseJson } from './http';
 import type { Page } from './paging';
 import { Cursors, DEFAULT_LIMIT, MAX_LIMIT } from './paging';
 import type { Renderer } from './render';
@@ -102,13 +102,17 @@ export class Api {
 				res.destroy();
 				return;
 			}
-			const known = error instanceof HttpError;
-			if (!known) console.error('Compliance Records sandbox: internal error', error);
-			entry.status = known ? error.status : 500;
-			sendJson(res, entry.status, { message: known ? error.message : 'Internal error in the sandbox' }, known ? error.headers : {});
+			if (!(error instanceof HttpError)) {
+				entry.status = 500;
+				throw error; // answered 500 and reported by the server's error guard
+			}
+			entry.status = error.status;
+			sendJson(res, error.status, { message: error.message }, error.headers);
+		} finally {
+			const elapsed = (performance.now() - started).toFixed(1);
+			const status = entry.status ?? 'aborted';
+			this.options.log?.(`${entry.method} ${url.pathname}${loggedQuery(url.searchParams)} ${status} ${elapsed} ms`);
 		}
-		const elapsed = (performance.now() - started).toFixed(1);
-		this.options.log?.(`${entry.method} ${url.pathname}${loggedQuery(url.searchParams)} ${entry.status} ${elapsed} ms`);
 	};
 
 	/** The path below `apiPath`, or undefined for a path outside the API. */
@@ -141,7 +145,7 @@ export class Api {
 			throw new HttpError(403, 'This API key is read-only: use a key with write access to create or update records');
 		}
 		checkQueryNames(url.searchParams, operation.query ?? []);
-		return operation.run({ req, url, raw, caller, id: decodeURIComponent(segments[1] ?? '') });
+		return operation.run({ req, url, raw, caller, id: decodeComponent(segments[1] ?? '', 'The id in the path') });
 	}
 
 	private listClients({ url, caller }: ApiRequest) {

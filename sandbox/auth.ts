@@ -386,7 +386,12 @@ export class AuthorizationServer {
 			const separator = decoded.indexOf(':');
 			const [id, secret] = separator < 0 ? [decoded, ''] : [decoded.slice(0, separator), decoded.slice(separator + 1)];
 			if (secret !== '') throw new OAuthError('invalid_client', 'This client has no secret: send the client id only', 401);
-			const headerClientId = decodeURIComponent(id);
+			let headerClientId: string;
+			try {
+				headerClientId = decodeURIComponent(id);
+			} catch {
+				throw new OAuthError('invalid_client', 'The client id in the Authorization header is not correctly URL-encoded', 401);
+			}
 			if (clientId !== undefined && clientId !== headerClientId) {
 				throw new OAuthError('invalid_request', 'client_id in the body and in the Authorization header differ');
 			}

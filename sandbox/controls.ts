@@ -8,9 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
-import { HttpError, badRequest, isLoopback, jsonBody, notFound, readBody, sendJson } from './http';
+import { HttpError, badRequest, decodeComponent, isLoopback, jsonBody, notFound, readBody, sendJson } from './http';
 import type { ChangeRecord, RiskLevel } from './store';
-import { RISK_LEVELS } from './store';
 
 /** One API request as the service received it. */
 export interface LoggedRequest {
@@ -110,18 +109,24 @@ export class Faults {
 	}
 }
 
-/** What the control routes act on: the Sandbox's own control methods. */
-export interface ControlTarget {
+/** The admin and test controls of a running sandbox (also the `Sandbox`'s own methods). */
+export interface SandboxControls {
+	/** What the service's web app does: a new key for a firm (default the main firm). */
+	createApiKey(options: ApiKeyOptions): string;
+	revokeApiKey(key: string): void;
 	setClock(setting: ClockSetting): void;
-	clock(): { now: string; offsetMs: number; frozenAt: string | null };
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
 	requests(): LoggedRequest[];
 	clearRequests(): void;
 	changes(): ChangeRecord[];
+	/** Completes an AML determination (not an API operation); returns the full client. */
 	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
-	createApiKey(options: ApiKeyOptions): string;
-	revokeApiKey(key: string): void;
+}
+
+/** What the control routes act on. */
+export interface ControlTarget extends SandboxControls {
+	clock(): { now: string; offsetMs: number; frozenAt: string | null };
 }
 
 export const CONTROL_PREFIX = '/__sandbox/';
@@ -146,13 +151,16 @@ export async function handleControl(
 	}
 	try {
 		const raw = await readBody(req);
-		const body = () => jsonBody(req, raw) as Record<string, unknown>;
+		const body = () => {
+			const value = jsonBody(req, raw);
+			if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('The body must be a JSON object');
+			return value as Record<string, unknown>;
+		};
 		const route = `${req.method} ${url.pathname.slice(CONTROL_PREFIX.length - 1)}`;
 		const amlRoute = /^POST \/clients\/([^/]+)\/aml-determination$/.exec(route);
 		if (amlRoute) {
-			const riskLevel = body().riskLevel as RiskLevel;
-			if (!RISK_LEVELS.includes(riskLevel)) throw badRequest(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
-			return respond(200, { data: target.completeAmlDetermination(decodeURIComponent(amlRoute[1]), riskLevel) });
+			const clientId = decodeComponent(amlRoute[1], 'The client id');
+			return respond(200, { data: target.completeAmlDetermination(clientId, body().riskLevel as RiskLevel) });
 		}
 		switch (route) {
 			case 'GET /clock':

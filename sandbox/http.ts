@@ -50,6 +50,15 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 	return Buffer.concat(chunks);
 }
 
+/** decodeURIComponent, with 400 instead of an exception for malformed escapes. */
+export function decodeComponent(text: string, what: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		throw badRequest(`${what} is not correctly URL-encoded`);
+	}
+}
+
 /** JSON.parse that answers undefined for anything that is not JSON (used by the request log). */
 export function tryParseJson(raw: Buffer): unknown {
 	if (raw.length === 0) return undefined;

@@ -4,6 +4,7 @@
  * Node built-ins only, so it ships in the package (bin `compliance-records-sandbox`).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 
 import { Api } from './api';
@@ -11,16 +12,16 @@ import type { ApiKeyOptions } from './auth';
 import { ApiKeys, Authenticator, AuthorizationServer, Jwt } from './auth';
 import type { ClockSetting } from './clock';
 import { Clock } from './clock';
-import type { ControlTarget, FaultOptions, LoggedRequest } from './controls';
+import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from './controls';
 import { Faults, NotFoundError, RequestLog } from './controls';
-import { closeServer, listen, origin } from './http';
+import { closeServer, listen, origin, sendJson } from './http';
 import { Cursors } from './paging';
 import { Renderer } from './render';
 import { seedStore } from './seed';
 import type { ChangeRecord, RiskLevel } from './store';
-import { Store } from './store';
+import { RISK_LEVELS, Store } from './store';
 
-export type { ApiKeyOptions, ChangeRecord, ClockSetting, FaultOptions, LoggedRequest, RiskLevel };
+export type { ApiKeyOptions, ChangeRecord, ClockSetting, FaultOptions, LoggedRequest, RiskLevel, SandboxControls };
 export { COMPANY_REGISTRY } from './registry';
 
 export const DEMO_API_KEY = 'crs_demo_harwood_finch_4f8e2b1c9a7d6e5f';
@@ -58,7 +59,7 @@ export interface SandboxOptions {
 	log?: (line: string) => void;
 }
 
-export interface Sandbox {
+export interface Sandbox extends SandboxControls {
 	/** API base, no trailing slash (includes apiPath). */
 	baseUrl: string;
 	/** Authorization server base. */
@@ -71,19 +72,8 @@ export interface Sandbox {
 	firm: { id: string; name: string };
 	otherFirm: { id: string; name: string; apiKey: string };
 	close(): Promise<void>;
-	/** What the service's web app does: a new key for a firm (default the main firm). */
-	createApiKey(options: ApiKeyOptions): string;
-	revokeApiKey(key: string): void;
-	setClock(setting: ClockSetting): void;
 	/** The service's time, as an ISO 8601 date-time string. */
 	now(): string;
-	injectFaults(options: FaultOptions): void;
-	clearFaults(): void;
-	requests(): LoggedRequest[];
-	clearRequests(): void;
-	changes(): ChangeRecord[];
-	/** Completes an AML determination (not an API operation); returns the full client. */
-	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -136,6 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		clearRequests: () => requestLog.clear(),
 		changes: () => store.changes(),
 		completeAmlDetermination: (clientId, riskLevel) => {
+			if (!RISK_LEVELS.includes(riskLevel)) throw new RangeError(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
 			const client = store.clients.get(clientId);
 			if (!client) throw new NotFoundError(`No client with id '${clientId}'`);
 			store.completeAmlDetermination(client, riskLevel);
@@ -146,7 +137,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
 	const cursors = new Cursors(createHash('sha256').update(`cursor:${seed}`).digest());
-	const api = new Api(store, renderer, authenticator, cursors, requestLog, faults, controls, { apiPath, controls: options.controls === true, log: options.log }, closing.signal);
+	const api = new Api(
+		store,
+		renderer,
+		authenticator,
+		cursors,
+		requestLog,
+		faults,
+		controls,
+		{ apiPath, controls: options.controls === true, log: options.log },
+		closing.signal,
+	);
 	const authorization = new AuthorizationServer(
 		{
 			issuer: authUrl,
@@ -160,12 +161,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		jwt,
 		clock,
 	);
-	apiServer.on('request', api.handle);
-	authServer.on('request', async (req, res) => {
-		const status = await authorization.handle(req, res);
-		// The path only: the query of /oauth2/authorize carries codes and state.
-		options.log?.(`auth ${req.method} ${new URL(req.url ?? '/', authUrl).pathname} ${status}`);
-	});
+	apiServer.on('request', answerErrors(api.handle));
+	authServer.on(
+		'request',
+		answerErrors(async (req, res) => {
+			const status = await authorization.handle(req, res);
+			// The path only: the query of /oauth2/authorize carries codes and state.
+			options.log?.(`auth ${req.method} ${new URL(req.url ?? '/', authUrl).pathname} ${status}`);
+		}),
+	);
 
 	return {
 		baseUrl,
@@ -187,6 +191,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		completeAmlDetermination: controls.completeAmlDetermination,
 		createApiKey: controls.createApiKey,
 		revokeApiKey: controls.revokeApiKey,
+	};
+}
+
+/** A request handler that answers 500 for an unexpected error instead of stopping the process. */
+function answerErrors(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+	return (req: IncomingMessage, res: ServerResponse) => {
+		handler(req, res).catch((error) => {
+			console.error('Compliance Records sandbox: internal error', error);
+			sendJson(res, 500, { message: 'Internal error in the sandbox' });
+		});
 	};
 }
 

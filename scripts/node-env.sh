@@ -25,7 +25,9 @@ ensure_deps() {
 	local stamp="$project_root/node_modules/.installed-lock"
 	if [ ! -f "$stamp" ] || ! cmp -s "$project_root/package-lock.json" "$stamp"; then
 		echo "Installing dependencies (npm ci)..." >&2
-		(cd "$project_root" && npm ci --loglevel=error >&2) || return 1
+		# No install scripts: the native modules we use ship prebuilt binaries, and one dev
+		# dependency's preinstall (`npx only-allow pnpm`) refuses npm.
+		(cd "$project_root" && npm ci --ignore-scripts --loglevel=error >&2) || return 1
 		cp "$project_root/package-lock.json" "$stamp"
 	fi
 }

@@ -6,6 +6,7 @@ import { clientDescription } from './resources/client';
 import { firmDescription } from './resources/firm';
 import { individualDescription } from './resources/individual';
 import { organisationDescription } from './resources/organisation';
+import { authenticationProperty, serviceCredentials } from './shared/authentication';
 import { requestDefaults } from './shared/routing';
 
 export class ComplianceRecords implements INodeType {
@@ -24,30 +25,10 @@ export class ComplianceRecords implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'complianceRecordsApi',
-				required: true,
-				displayOptions: { show: { authentication: ['apiKey'] } },
-			},
-			{
-				name: 'complianceRecordsOAuth2Api',
-				required: true,
-				displayOptions: { show: { authentication: ['oAuth2'] } },
-			},
-		],
+		credentials: serviceCredentials,
 		requestDefaults,
 		properties: [
-			{
-				displayName: 'Authentication',
-				name: 'authentication',
-				type: 'options',
-				options: [
-					{ name: 'API Key', value: 'apiKey' },
-					{ name: 'OAuth2', value: 'oAuth2' },
-				],
-				default: 'apiKey',
-			},
+			authenticationProperty,
 			{
 				displayName: 'Resource',
 				name: 'resource',

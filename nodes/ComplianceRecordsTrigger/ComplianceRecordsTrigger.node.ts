@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { serviceCredentials } from '../ComplianceRecords/shared/authentication';
 import { fetchFullClient, PollBudget, type Client } from './clients';
 import { triggerProperties } from './description';
 import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './events/changes';
@@ -33,31 +34,21 @@ export class ComplianceRecordsTrigger implements INodeType {
 		icon: { light: 'file:../../icons/complianceRecords.svg', dark: 'file:../../icons/complianceRecords.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["event"]}}',
+		subtitle:
+			'={{ {"clientModified": "Client Created or Modified", "amlDeterminationCompleted": "AML Determination Completed", "reviewDue": "Review Due"}[$parameter["event"]] }}',
 		description:
 			'Starts the workflow when a client changes, an AML determination completes or a review date nears, in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'complianceRecordsApi',
-				required: true,
-				displayOptions: { show: { authentication: ['apiKey'] } },
-			},
-			{
-				name: 'complianceRecordsOAuth2Api',
-				required: true,
-				displayOptions: { show: { authentication: ['oAuth2'] } },
-			},
-		],
+		credentials: serviceCredentials,
 		properties: triggerProperties,
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const event = this.getNodeParameter('event') as TriggerEvent;
-		const reviewDays = event === 'reviewDue' ? (this.getNodeParameter('reviewDays') as number) : undefined;
+		const reviewDays = event === 'reviewDue' ? (this.getNodeParameter('days') as number) : undefined;
 		const { fetchFullClient: fetchFull = false } = this.getNodeParameter('options', {}) as IDataObject;
 		if (reviewDays !== undefined && !(Number.isInteger(reviewDays) && reviewDays >= 0)) {
 			throw new NodeOperationError(this.getNode(), `Days Ahead must be a whole number of days, 0 or more, not ${reviewDays}`);

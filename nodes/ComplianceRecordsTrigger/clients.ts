@@ -19,6 +19,9 @@ export interface Listing {
 	sightings: Sighting[];
 }
 
+/** n8n-core's own default, for n8n versions whose poll context has no `getPollBudgetMs`. */
+const DEFAULT_POLL_BUDGET_MS = 5 * 60 * 1000;
+
 /**
  * The poll's time budget and clock. n8n abandons a poll that runs past `getPollBudgetMs()`; the
  * trigger stops first, with an error that says what happened, and emits nothing. Durations come
@@ -27,20 +30,34 @@ export interface Listing {
 export class PollBudget {
 	private readonly startedAt = performance.now();
 
-	constructor(
-		private readonly context: IPollFunctions,
-		private readonly budgetMs = context.getPollBudgetMs(),
-	) {}
+	private readonly budgetMs: number;
+
+	constructor(private readonly context: IPollFunctions) {
+		this.budgetMs =
+			typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
+	}
 
 	elapsed(): number {
 		return performance.now() - this.startedAt;
 	}
 
+	private remaining(): number {
+		return Math.max(0, this.budgetMs - this.elapsed());
+	}
+
+	/**
+	 * The timeout to give a request, so it does not linger after the poll gave up on it: a moment
+	 * past the budget, so that {@link within}'s clearer error always comes first.
+	 */
+	requestTimeout(): number {
+		return this.remaining() + 1_000;
+	}
+
 	/** Resolves with `request`, or throws once the budget is spent, whichever comes first. */
 	async within<T>(request: Promise<T>): Promise<T> {
-		const remaining = this.budgetMs - this.elapsed();
+		const remaining = this.remaining();
 		const settled = new AbortController();
-		const timeout = sleep(Math.max(0, remaining), settled.signal).then(
+		const timeout = sleep(remaining, settled.signal).then(
 			() => {
 				throw new NodeOperationError(
 					this.context.getNode(),
@@ -61,8 +78,8 @@ export class PollBudget {
 	}
 }
 
-function invalidPage(context: IPollFunctions, problem: string): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `The service returned a list page the trigger cannot read: ${problem}`, {
+function unreadable(context: IPollFunctions, problem: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `The service returned data the trigger cannot read: ${problem}`, {
 		description:
 			'Nothing was emitted and the trigger did not move on: the next poll reads the same changes again.',
 	});
@@ -71,14 +88,14 @@ function invalidPage(context: IPollFunctions, problem: string): NodeOperationErr
 /** The epoch ms of a service date-time, or an error naming the field. */
 export function timestampOf(context: IPollFunctions, value: unknown, field: string): number {
 	const time = typeof value === 'string' ? Date.parse(value) : NaN;
-	if (Number.isNaN(time)) throw invalidPage(context, `${field} is ${JSON.stringify(value)}, not a date-time`);
+	if (Number.isNaN(time)) throw unreadable(context, `${field} is ${JSON.stringify(value)}, not a date-time`);
 	return time;
 }
 
 function checkedClient(context: IPollFunctions, item: unknown): Client {
 	const client = item as Client;
 	if (typeof client !== 'object' || client === null || typeof client.id !== 'string' || !client.id) {
-		throw invalidPage(context, 'a client has no id');
+		throw unreadable(context, 'a client has no id');
 	}
 	timestampOf(context, client.lastModifiedAt, `lastModifiedAt of client ${client.id}`);
 	return client;
@@ -102,12 +119,14 @@ export async function listClients(
 	const firstRequestAt = budget.elapsed();
 
 	for (let pageNumber = 1; ; pageNumber++) {
-		const page = await budget.within(serviceRequest.call(this, { method: 'GET', url: '/clients', qs }));
+		const page = await budget.within(
+			serviceRequest.call(this, { method: 'GET', url: '/clients', qs, timeout: budget.requestTimeout() }),
+		);
 		// Page 1 was evaluated at the poll's first evaluation; later pages at most this much later.
 		const lateness = pageNumber === 1 ? 0 : budget.elapsed() - firstRequestAt;
 		const data = (page as IDataObject | undefined)?.data;
 		const meta = (page as IDataObject | undefined)?.meta as IDataObject | undefined;
-		if (!Array.isArray(data)) throw invalidPage(this, 'it has no data list');
+		if (!Array.isArray(data)) throw unreadable(this, 'a list page has no data array');
 		for (const item of data) {
 			const client = checkedClient(this, item);
 			const modifiedAt = Date.parse(client.lastModifiedAt);
@@ -129,6 +148,7 @@ export async function fetchFullClient(this: IPollFunctions, budget: PollBudget, 
 			method: 'GET',
 			url: `/clients/${encodeURIComponent(id)}`,
 			record: { label: 'Client', id },
+			timeout: budget.requestTimeout(),
 		}),
 	);
 	return checkedClient(this, (response as IDataObject | undefined)?.data);

@@ -1,17 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { authenticationProperty } from '../ComplianceRecords/shared/authentication';
+
 /** The trigger's parameters (n8n adds Poll Times itself to a polling node). */
 export const triggerProperties: INodeProperties[] = [
-	{
-		displayName: 'Authentication',
-		name: 'authentication',
-		type: 'options',
-		options: [
-			{ name: 'API Key', value: 'apiKey' },
-			{ name: 'OAuth2', value: 'oAuth2' },
-		],
-		default: 'apiKey',
-	},
+	authenticationProperty,
 	{
 		displayName: 'Event',
 		name: 'event',
@@ -41,7 +34,7 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Days Ahead',
-		name: 'reviewDays',
+		name: 'days',
 		type: 'number',
 		typeOptions: { minValue: 0, numberPrecision: 0 },
 		default: 30,

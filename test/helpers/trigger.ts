@@ -1,22 +1,21 @@
-import { Container } from '@n8n/di';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PollContext, PollTriggerExecutor, WorkflowExecute } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, Workflow } from 'n8n-workflow';
-import { createRunExecutionData, deepCopy, UnexpectedError } from 'n8n-workflow';
+import { WorkflowExecute } from 'n8n-core';
+import type { IDataObject } from 'n8n-workflow';
+import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
 import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecordsTrigger/ComplianceRecordsTrigger.node';
 import type { LoggedRequest, Sandbox } from '../../sandbox';
-import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
+import { createPoller } from './poll';
 import { nodeUnderTest } from './runNode';
 
 /*
- * Runs the Compliance Records Trigger as an active n8n workflow does, with the knobs the
- * exactly-once tests need on top of `createPoller`: the poll budget n8n gives a poll, the
- * workflow's time zone, a saved state to start again from (n8n restarted, or its scheduler ran
- * an occurrence twice), and a manual "Fetch Test Event" on the same workflow.
+ * The Compliance Records Trigger in n8n's engine, as its tests see it: the JSON it emits, its
+ * own node static data (saved, or in memory), a saved state to start again from, and a manual
+ * "Fetch Test Event".
  */
 
 const nodeTypes = new TestNodeTypes([new ComplianceRecords(), new ComplianceRecordsTrigger()]);
@@ -30,87 +29,66 @@ export interface TriggerPollerOptions {
 }
 
 export interface TriggerPoller {
-	/**
-	 * One poll through n8n-core's PollTriggerExecutor: the JSON of the items it emitted ([] when
-	 * none); throws what n8n would record as the poll's error. n8n saves the static data when a
-	 * poll emits or commits its cursor.
-	 */
+	/** One poll through n8n-core's poll executor: the JSON of the items emitted ([] when none). */
 	poll(): Promise<IDataObject[]>;
 	/** The trigger node's static data as n8n last saved it. */
 	saved(): IDataObject;
-	/** Rebuilds the workflow from a saved node static data (n8n restarted, or re-ran a tick). */
-	load(saved: IDataObject): void;
-	/** "Fetch Test Event": the workflow run in manual mode by n8n's WorkflowExecute. */
-	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error }>;
-	/** The node static data of the in-memory workflow, whether saved or not. */
+	/** The trigger node's static data in memory, saved or not. */
 	inMemory(): IDataObject;
+	/** n8n restarted from this saved node static data (or re-ran a tick from it). */
+	load(saved: IDataObject): void;
+	/**
+	 * "Fetch Test Event": n8n's WorkflowExecute runs the workflow in manual mode, on a workflow
+	 * holding the trigger's current static data; `staticData` is that node's static data after.
+	 */
+	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error; staticData: IDataObject }>;
 }
 
 export function createTriggerPoller({ parameters, credentials, timezone, budgetMs }: TriggerPollerOptions): TriggerPoller {
-	const node = nodeUnderTest({ nodeType: new ComplianceRecordsTrigger(), parameters: parameters as never, credentials });
+	const nodeType = new ComplianceRecordsTrigger();
+	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs });
+	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials });
 	const key = `node:${node.name}`;
-	let saved: IDataObject = {};
-	let workflow: Workflow;
-	const load = (nodeStaticData: IDataObject) => {
-		saved = { [key]: deepCopy(nodeStaticData) };
-		workflow = workflowWith(node, nodeTypes, { staticData: deepCopy(saved), timezone });
-	};
-	load({});
-	const save = () => {
-		saved = deepCopy(workflow.staticData) as IDataObject;
-	};
-	const workflowData = () => ({ id: workflow.id, name: workflow.name, nodes: [node], connections: {} }) as never;
+	const ofNode = (staticData: IDataObject) => (staticData[key] ?? {}) as IDataObject;
 
 	return {
 		async poll() {
-			let emitted: INodeExecutionData[][] | null = null;
-			let failure: Error | undefined;
-			const context = new PollContext(
-				workflow,
-				node,
-				additionalDataFor(credentials, 'trigger', workflowData()),
-				'trigger',
-				'activate',
-				(data) => {
-					emitted = data;
-					save();
-				},
-				(error) => {
-					failure = error;
-				},
-				async () => save(),
-				undefined,
-				undefined,
-				budgetMs === undefined ? undefined : () => budgetMs,
-			);
-			await Container.get(PollTriggerExecutor).create(workflow, node, context, () => true)();
-			if (failure) throw failure;
-			return (emitted as INodeExecutionData[][] | null)?.[0]?.map((item) => item.json) ?? [];
+			return (await poller.poll())?.[0]?.map((item) => item.json) ?? [];
 		},
-		saved: () => deepCopy((saved[key] ?? {}) as IDataObject),
-		load,
-		inMemory: () => deepCopy(workflow.getStaticData('node', node)) as IDataObject,
+		saved: () => ofNode(poller.savedStaticData()),
+		inMemory: () => ofNode(poller.staticData()),
+		load: (saved) => poller.restart({ [key]: saved }),
 		async fetchTestEvent() {
+			const workflow = workflowWith(node, nodeTypes, { staticData: poller.staticData(), timezone });
 			const runExecutionData = createRunExecutionData({
 				executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] },
 			});
-			const additionalData = additionalDataFor(credentials, 'manual', workflowData());
+			const workflowData = { id: workflow.id, name: workflow.name, nodes: [node], connections: {} } as never;
+			const additionalData = additionalDataFor(credentials, 'manual', workflowData);
 			const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
 			const task = run.data.resultData.runData[node.name]?.[0];
 			if (!task) throw new UnexpectedError('The trigger did not run', { extra: { error: run.data.resultData.error } });
-			const json = (task.data?.main[0] ?? []).map((item) => item.json);
-			return { json, error: task.error ?? run.data.resultData.error };
+			return {
+				json: (task.data?.main[0] ?? []).map((item) => item.json),
+				error: task.error ?? run.data.resultData.error,
+				staticData: ofNode(JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject),
+			};
 		},
 	};
 }
 
+/** What a later-page hook may answer instead of the sandbox (a malformed page, say). */
+type PageAnswer = { status: number; body: unknown };
+type PageHook = (page: number) => Promise<PageAnswer | void> | PageAnswer | void;
+
 /**
- * A pass-through proxy in front of the sandbox that runs `beforePage(n)` before forwarding the
- * n-th request for a page after the first (`GET /clients` with a cursor): a deterministic way to
- * change clients while a poll is paging. Point credentials at it with `credentials()`.
+ * A pass-through proxy in front of the sandbox that runs a hook before forwarding each request
+ * for a page after the first (`GET /clients` with a cursor): a deterministic way to change
+ * clients, or break the answer, while a poll is paging. Point credentials at it with
+ * `credentials()`.
  */
 export async function pageHookProxy(sandbox: Sandbox) {
-	let beforePage: (page: number) => Promise<void> | void = () => undefined;
+	let beforePage: PageHook = () => undefined;
 	let laterPages = 0;
 	const upstream = new URL(sandbox.baseUrl);
 
@@ -122,7 +100,12 @@ export async function pageHookProxy(sandbox: Sandbox) {
 				const url = new URL(request.url ?? '/', upstream.origin);
 				if (request.method === 'GET' && url.pathname === `${upstream.pathname.replace(/\/$/, '')}/clients` && url.searchParams.has('cursor')) {
 					laterPages++;
-					await beforePage(laterPages + 1);
+					const answer = await beforePage(laterPages + 1);
+					if (answer) {
+						response.writeHead(answer.status, { 'content-type': 'application/json' });
+						response.end(JSON.stringify(answer.body));
+						return;
+					}
 				}
 				const headers = Object.fromEntries(
 					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
@@ -144,8 +127,8 @@ export async function pageHookProxy(sandbox: Sandbox) {
 
 	return {
 		credentials: () => credentialsFor({ ...sandbox, baseUrl }),
-		/** Runs before each later page of every listing; reset with `onLaterPage(() => {})`. */
-		onLaterPage(hook: (page: number) => Promise<void> | void) {
+		/** Runs before each later page of every listing; reset with `onLaterPage(() => undefined)`. */
+		onLaterPage(hook: PageHook) {
 			beforePage = hook;
 			laterPages = 0;
 		},

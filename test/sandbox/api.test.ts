@@ -37,6 +37,7 @@ describe('the API over HTTP (spec §4)', () => {
 			expect(reply.status).toBe(404);
 			expect(reply.body).toEqual({ message: expect.stringMatching(/^No (client|individual) with id 'no-such-id' in your firm$/) });
 		}
+		expect((await api.get('/clients/%E0%A4%A')).body).toEqual({ message: 'The id in the path is not correctly URL-encoded' });
 		expect((await api.patch('/clients/no-such-id', { status: 'EXISTING' })).status).toBe(404);
 		expect((await api.patch('/individuals/no-such-id', { firstName: 'X' })).status).toBe(404);
 	});

@@ -98,6 +98,15 @@ describe('request validation (spec §4.1, §4.3)', () => {
 		expect(form.body.message).toMatch(/Content-Type must be application\/json/);
 	});
 
+	/** A PATCH answered 400 with the message, after which the record reads exactly as before. */
+	const expectRefusedUnchanged = async (path: string, body: unknown, message: RegExp) => {
+		const before = (await api.get(path)).body;
+		const reply = await api.patch(path, body);
+		expect(reply.status).toBe(400);
+		expect(reply.body.message).toMatch(message);
+		expect((await api.get(path)).body).toEqual(before);
+	};
+
 	describe('updateClient', () => {
 		let clientId: string;
 		beforeAll(async () => {
@@ -113,13 +122,7 @@ describe('request validation (spec §4.1, §4.3)', () => {
 			['a partnerId of staff who is not a partner', { partnerId: 'nobody' }, /partnerId 'nobody' is not a partner/],
 			['a nextReviewDate that is not a real date', { nextReviewDate: '2027-04-31' }, /nextReviewDate is not a real date/],
 			['an empty referenceNumber', { referenceNumber: '  ' }, /referenceNumber must not be empty/],
-		])('refuses %s with 400, changing nothing', async (_what, body, message) => {
-			const before = (await api.get(`/clients/${clientId}`)).body;
-			const reply = await api.patch(`/clients/${clientId}`, body);
-			expect(reply.status).toBe(400);
-			expect(reply.body.message).toMatch(message);
-			expect((await api.get(`/clients/${clientId}`)).body).toEqual(before);
-		});
+		])('refuses %s with 400, changing nothing', (_what, body, message) => expectRefusedUnchanged(`/clients/${clientId}`, body, message));
 	});
 
 	describe('updateIndividual', () => {
@@ -137,12 +140,8 @@ describe('request validation (spec §4.1, §4.3)', () => {
 			['a birth that is not a real date', { birth: { day: 29, month: 2, year: 2023 } }, /birth is not a real date/],
 			['an unknown field', { client: null }, /Unknown field client/],
 			['an unknown address field', { residentialAddress: { town: 'York' } }, /Unknown field residentialAddress.town/],
-		])('refuses %s with 400, changing nothing', async (_what, body, message) => {
-			const before = (await api.get(`/individuals/${individualId}`)).body;
-			const reply = await api.patch(`/individuals/${individualId}`, body);
-			expect(reply.status).toBe(400);
-			expect(reply.body.message).toMatch(message);
-			expect((await api.get(`/individuals/${individualId}`)).body).toEqual(before);
-		});
+		])('refuses %s with 400, changing nothing', (_what, body, message) =>
+			expectRefusedUnchanged(`/individuals/${individualId}`, body, message),
+		);
 	});
 });

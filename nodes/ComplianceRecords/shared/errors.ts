@@ -1,7 +1,7 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { Authentication } from './transport';
+import type { Authentication } from './authentication';
 
 /** The record a request was about, so "not found" can name it: `{ label: 'Client', id }`. */
 export interface RecordRef {

@@ -16,14 +16,9 @@ import {
  * (`entity.`), the individual of a sole trader (`entity.individual.`) and an update (``).
  */
 
-/** Shows fields only for the given operation(s) of a resource. */
-export function forOperation(
-	resource: string,
-	operation: string | string[],
-	properties: INodeProperties[],
-): INodeProperties[] {
-	const operations = Array.isArray(operation) ? operation : [operation];
-	return updateDisplayOptions({ show: { resource: [resource], operation: operations } }, properties);
+/** Shows fields only for one operation of a resource. */
+export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
+	return updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 }
 
 /** The Operation picker of a resource; each option carries its operation's routing. */

@@ -11,13 +11,8 @@ import type {
 
 import { serviceError } from './errors';
 import { paginateByCursor } from './paging';
-import {
-	applyServiceRules,
-	credentialSecrets,
-	credentialTypeFor,
-	SERVICE_HEADERS,
-	type Authentication,
-} from './transport';
+import { credentialTypeFor, type Authentication } from './authentication';
+import { applyServiceRules, credentialSecrets, SERVICE_HEADERS } from './transport';
 import { checkId } from './validation';
 
 /**

@@ -12,6 +12,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { credentialTypeFor, type Authentication } from './authentication';
 import { serviceError, type RecordRef } from './errors';
 
 /**
@@ -21,9 +22,6 @@ import { serviceError, type RecordRef } from './errors';
  * cannot drift apart.
  */
 
-/** The node's `authentication` parameter. */
-export type Authentication = 'apiKey' | 'oAuth2';
-
 /** The only version the service accepts (spec §9). */
 export const API_VERSION = '1.0.0';
 
@@ -31,11 +29,6 @@ export const SERVICE_HEADERS = {
 	'accept-version': API_VERSION,
 	accept: 'application/json',
 } as const;
-
-/** The credential type the node's `authentication` parameter selects. */
-export function credentialTypeFor(authentication: Authentication): string {
-	return authentication === 'oAuth2' ? 'complianceRecordsOAuth2Api' : 'complianceRecordsApi';
-}
 
 /**
  * Which HTTP statuses come back as responses for us to map instead of being thrown by n8n.
@@ -135,6 +128,8 @@ export interface ServiceRequest {
 	/** Names the record in a "not found" error. */
 	record?: RecordRef;
 	itemIndex?: number;
+	/** Milliseconds before the request is abandoned (n8n's default otherwise: 300 s). */
+	timeout?: number;
 }
 
 function httpStatusOf(error: unknown): number | undefined {
@@ -160,6 +155,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 			url: request.url,
 			qs: request.qs,
 			body: request.body,
+			timeout: request.timeout,
 			returnFullResponse: true,
 		},
 		authentication,

@@ -25,12 +25,12 @@ describe('the node', () => {
 		const parameter = (name: string) => description.properties.find((property) => property.name === name);
 		expect(parameter('authentication')).toMatchObject({ default: 'apiKey' });
 		expect(parameter('event')?.default).toBe('clientModified');
-		expect(parameter('event')?.options?.map((option) => (option as IDataObject).value)).toEqual([
+		expect(parameter('event')?.options?.map((option) => ('value' in option ? option.value : undefined))).toEqual([
 			'clientModified',
 			'amlDeterminationCompleted',
 			'reviewDue',
 		]);
-		expect(parameter('reviewDays')).toMatchObject({ default: 30, displayOptions: { show: { event: ['reviewDue'] } } });
+		expect(parameter('days')).toMatchObject({ default: 30, displayOptions: { show: { event: ['reviewDue'] } } });
 		expect(description.credentials?.map((credential) => credential.name)).toEqual([
 			'complianceRecordsApi',
 			'complianceRecordsOAuth2Api',
@@ -39,7 +39,7 @@ describe('the node', () => {
 
 	it('refuses a Days Ahead that is not a whole number of days, before any request', async () => {
 		const poller = createTriggerPoller({
-			parameters: { event: 'reviewDue', reviewDays: -1 },
+			parameters: { event: 'reviewDue', days: -1 },
 			credentials: busy.credentials(),
 		});
 		await expect(poller.poll()).rejects.toThrow('Days Ahead must be a whole number of days, 0 or more, not -1');
@@ -60,11 +60,10 @@ describe('Fetch Test Event', () => {
 		const saved = poller.saved();
 		busy.sandbox().clearRequests();
 
-		const { json, error } = await poller.fetchTestEvent();
+		const { json, error, staticData } = await poller.fetchTestEvent();
 		expect(error).toBeUndefined();
 		expect(json.map((client) => client.id)).toEqual(touched.slice(2).reverse().map((client) => client.id));
-		expect(poller.saved()).toEqual(saved);
-		expect(poller.inMemory()).toEqual(saved);
+		expect(staticData).toEqual(saved);
 		const requests = triggerRequests(busy.sandbox());
 		expect(requests).toHaveLength(1);
 		expect(Date.now() - Date.parse(String(requests[0].query.sinceModifiedAt))).toBeLessThan(11 * 60_000);
@@ -75,13 +74,13 @@ describe('Fetch Test Event', () => {
 		quiet.sandbox().clearRequests();
 		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: quiet.credentials() });
 
-		const { json } = await poller.fetchTestEvent();
+		const { json, staticData } = await poller.fetchTestEvent();
 		const expected = newestFirst(all, (client) => String(client.lastModifiedAt)).slice(0, 5);
 		expect(json.map((client) => client.id)).toEqual(expected.map((client) => client.id));
 		const requests = triggerRequests(quiet.sandbox());
 		expect(requests.every((request) => request.query.sinceModifiedAt !== undefined)).toBe(true);
 		expect(requests.length).toBeGreaterThan(1);
-		expect(poller.inMemory()).toEqual({});
+		expect(staticData).toEqual({});
 	});
 
 	it('gives the most recent AML determinations, with their risk level', async () => {
@@ -102,7 +101,7 @@ describe('Fetch Test Event', () => {
 		const soon = new Date(Date.now() + 5 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
 		await touchClient(busy.sandbox(), ids[250], { nextReviewDate: soon });
 		const poller = createTriggerPoller({
-			parameters: { event: 'reviewDue', reviewDays: 30, options: { fetchFullClient: true } },
+			parameters: { event: 'reviewDue', days: 30, options: { fetchFullClient: true } },
 			credentials: busy.credentials(),
 			timezone: 'UTC',
 		});
@@ -117,6 +116,6 @@ describe('Fetch Test Event', () => {
 		const { json, error } = await poller.fetchTestEvent();
 		expect(json).toEqual([]);
 		expect(error?.message).toBe('The firm has no client yet');
-		expect(error?.description).toMatch(/then fetch a test event again/);
+		expect((error as Error & { description?: string }).description).toMatch(/then fetch a test event again/);
 	});
 });

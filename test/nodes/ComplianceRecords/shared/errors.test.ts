@@ -90,6 +90,7 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error?.description).toBe(
 			"Check the Client ID: it may be mistyped, or belong to another firm than the credential's.",
 		);
+		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
 	it('404 through OAuth2: mapped the same way', async () => {
@@ -127,6 +128,7 @@ describe('Errors of the service, as the user sees them', () => {
 			expect(result.error?.description).toBe(
 				'Another client of the firm already has this reference number. Use a different Reference Number.',
 			);
+			expectNoSecret(result.error, sandbox().apiKey);
 		}
 	});
 
@@ -139,6 +141,7 @@ describe('Errors of the service, as the user sees them', () => {
 			'The service is receiving too many requests: Too many requests (a fault injected by the sandbox): retry after the Retry-After delay',
 		);
 		expect(result.error?.description).toBe("Wait 7 seconds and run again, or turn on Retry On Fail in the node's settings.");
+		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
 	it.each([500, 503] as const)('%s: says the service failed, with its message', async (status) => {
@@ -150,6 +153,7 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error?.description).toBe(
 			"This is a problem on the service's side. Try again later, or turn on Retry On Fail in the node's settings.",
 		);
+		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
 	it('a service that cannot be reached: n8n says so, the key is nowhere in the error', async () => {

@@ -134,6 +134,25 @@ describe('exactly once', () => {
 		}
 	});
 
+	it.each([
+		['without a data list', { meta: { total: 1 } }, /cannot read: a list page has no data array/],
+		['with a client without lastModifiedAt', { data: [{ id: 'x' }], meta: { total: 1 } }, /lastModifiedAt of client x is undefined/],
+	])('3. a poll given a page %s emits nothing and moves nothing', async (_, body, message) => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials() });
+			const before = poller.saved();
+			const changed = await touchAll(ids.slice(0, 230));
+			proxy.onLaterPage(() => ({ status: 200, body }));
+			await expect(poller.poll()).rejects.toThrow(message);
+			expect(poller.inMemory()).toEqual(before);
+			proxy.onLaterPage(() => undefined);
+			expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
+		} finally {
+			await proxy.close();
+		}
+	});
+
 	it('4. gives the same result when the same poll runs twice from the same saved state', async () => {
 		const poller = await activatedPoller();
 		freezeClock();

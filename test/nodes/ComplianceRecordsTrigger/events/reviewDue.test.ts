@@ -31,7 +31,7 @@ const today = () => new Date(Date.now()).toISOString().slice(0, 10);
 
 function reviewPoller(options: { timezone?: string; fetchFullClient?: boolean } = {}) {
 	return createTriggerPoller({
-		parameters: { event: 'reviewDue', reviewDays: 30, options: { fetchFullClient: options.fetchFullClient } },
+		parameters: { event: 'reviewDue', days: 30, options: { fetchFullClient: options.fetchFullClient } },
 		credentials: credentials(),
 		timezone: options.timezone ?? 'UTC',
 	});
