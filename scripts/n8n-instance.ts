@@ -69,7 +69,7 @@ export function linkPackage(userFolder: string, packageRoot: string): void {
 /** Fails with a clear message when something already listens on the port. */
 export async function assertPortFree(port: number, what: string): Promise<void> {
 	if (!(await isPortFree(port))) {
-		throw new Error(`Port ${port} (${what}) is already in use: stop whatever uses it, or choose another port.`);
+		throw new Error(`Port ${port} (${what}) is already in use: stop the program using it (another n8n? npm start already running?), then try again.`);
 	}
 }
 

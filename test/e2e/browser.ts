@@ -23,7 +23,9 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 export async function newPage(browser: Browser): Promise<Page> {
-	const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+	// A context of its own (not browser.newPage()'s): n8n opens popups, e.g. for OAuth2.
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
 	page.setDefaultTimeout(20_000);
 	return page;
 }

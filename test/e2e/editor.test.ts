@@ -4,9 +4,9 @@
  */
 import type { Browser, Page } from 'playwright-core';
 
-import { API_KEY_CREDENTIAL } from '../../scripts/demo';
+import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL } from '../../scripts/demo';
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
-import { e2e, serviceRequest, waitFor } from './environment';
+import { e2e, nodeOutput, runWorkflow, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
 
 interface Firm {
 	staff: Array<{ firstName: string; lastName: string; isPartner: boolean }>;
@@ -140,5 +140,44 @@ describe('the editor', () => {
 			'Connection tested successfully',
 		);
 		await screenshot(page, '08-credential-tested');
+	});
+
+	test('the OAuth2 credential connects through the sandbox\'s authorization server, and its token works', async () => {
+		const { demo, sandbox } = e2e();
+		const credentials = await page.context().newPage(); // same session
+		await credentials.goto(`${e2e().n8nUrl}/home/credentials`);
+		await credentials.getByText(OAUTH2_CREDENTIAL, { exact: true }).click();
+		const modal = credentials.getByTestId('editCredential-modal');
+		// n8n opens the authorization page in a popup; the sandbox signs its demo user in at once
+		// and sends the browser back to n8n's callback with the code (PKCE).
+		await modal.getByRole('button', { name: /connect/i }).first().click();
+		await modal.getByText('Account connected').waitFor();
+		await screenshot(credentials, '09-oauth2-connected');
+		await credentials.close();
+
+		const rest = await signedIn();
+		const run = await runWorkflow(rest, {
+			name: 'E2E: OAuth2',
+			nodes: [
+				{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'firm',
+					name: 'Get firm',
+					type: 'CUSTOM.complianceRecords',
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: { authentication: 'oAuth2', resource: 'firm', operation: 'get' },
+					credentials: { complianceRecordsOAuth2Api: { id: demo.credentials.oAuth2, name: OAUTH2_CREDENTIAL } },
+				},
+			],
+			connections: { Run: { main: [[{ node: 'Get firm', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		});
+		const [firm] = nodeOutput(run, 'Get firm');
+		expect(firm).toMatchObject({ object: 'firm', name: expect.any(String) });
+		const firmRequest = (await sandboxRequests()).filter((request) => request.path === '/firm').pop();
+		// An access token (a signed JWT), not the API key.
+		expect(firmRequest?.headers.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+		expect(firmRequest?.headers.authorization).not.toContain(sandbox.apiKey);
 	});
 });
