@@ -162,14 +162,15 @@ export class N8n {
 }
 
 /**
- * Runs a saved workflow with `n8n execute`, in a separate process next to a running n8n (same
- * user folder and database; its own task broker port). Resolves with the run's data even when
- * a node failed; rejects when n8n printed no run at all.
+ * Runs an n8n command (`import:workflow`, `execute`, ...) on the user folder, as a separate
+ * process that may run next to a started n8n (same database; its own task broker port).
  */
-export async function executeWorkflow(options: N8nOptions, workflowId: string): Promise<ExecutionRun> {
-	const brokerPort = await freePort();
-	const child = spawn(process.execPath, [n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], {
-		env: n8nEnv(options, brokerPort),
+export async function n8nCommand(
+	options: N8nOptions,
+	args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	const child = spawn(process.execPath, [n8nBin, ...args], {
+		env: n8nEnv(options, await freePort()),
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	let stdout = '';
@@ -177,6 +178,15 @@ export async function executeWorkflow(options: N8nOptions, workflowId: string): 
 	child.stdout.on('data', (chunk) => (stdout += chunk));
 	child.stderr.on('data', (chunk) => (stderr += chunk));
 	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+	return { code, stdout, stderr };
+}
+
+/**
+ * Runs a saved workflow with `n8n execute`. Resolves with the run's data even when a node
+ * failed; rejects when n8n printed no run at all.
+ */
+export async function executeWorkflow(options: N8nOptions, workflowId: string): Promise<ExecutionRun> {
+	const { code, stdout, stderr } = await n8nCommand(options, ['execute', `--id=${workflowId}`, '--rawOutput']);
 	// --rawOutput prints the run as pretty JSON after n8n's start-up lines.
 	const start = stdout.search(/^\{$/m);
 	if (start === -1) {
