@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { N8n, Owner } from './n8n-instance';
 import { N8nRestError, PACKAGE_NAME } from './n8n-instance';
 
-export const EXAMPLES_DIR = join(__dirname, '..', 'examples');
+const EXAMPLES_DIR = join(__dirname, '..', 'examples');
 
 export const DEMO_OWNER: Owner = {
 	email: 'demo@example.com',
@@ -16,7 +16,7 @@ export const DEMO_OWNER: Owner = {
 };
 
 /** The folder the shipped examples write to: the one n8n's Docker image lets file nodes use. */
-export const EXAMPLES_FILES_DIR = '/home/node/.n8n-files';
+const EXAMPLES_FILES_DIR = '/home/node/.n8n-files';
 
 export const API_KEY_CREDENTIAL = 'Compliance Records sandbox (API key)';
 export const OAUTH2_CREDENTIAL = 'Compliance Records sandbox (OAuth2)';
@@ -61,7 +61,7 @@ export interface DemoSetup {
 export async function provisionDemo(
 	n8n: N8n,
 	sandbox: SandboxEndpoints,
-	options: { filesDir: string; publishExamples?: boolean },
+	options: { filesDir: string },
 ): Promise<DemoSetup> {
 	await n8n.rest.signInOwner(DEMO_OWNER);
 	const credentials = {
@@ -83,13 +83,13 @@ export async function provisionDemo(
 			filesDir: options.filesDir,
 			apiKeyCredential: { id: credentials.apiKey, name: API_KEY_CREDENTIAL },
 		});
-		const id = await replaceWorkflow(n8n, workflow, options.publishExamples ?? true);
+		const id = await publishWorkflow(n8n, workflow);
 		examples.push({ id, name: workflow.name, file });
 	}
 	return { credentials, examples };
 }
 
-export function exampleFiles(): string[] {
+function exampleFiles(): string[] {
 	return readdirSync(EXAMPLES_DIR)
 		.filter((name) => name.endsWith('.json'))
 		.sort();
@@ -104,7 +104,7 @@ export function readExample(file: string): WorkflowJson {
  * custom folder (`CUSTOM.` instead of the package name, which is what an install from
  * Settings → Community Nodes gives), the demo's files folder, and the sandbox's credential.
  */
-export function adaptExample(
+function adaptExample(
 	workflow: WorkflowJson,
 	options: { filesDir: string; apiKeyCredential: { id: string; name: string } },
 ): WorkflowJson {
@@ -137,10 +137,10 @@ async function saveCredential(n8n: N8n, name: string, type: string, data: Record
 }
 
 /**
- * Imports a workflow, replacing one of the same name: the sandbox's data is new on every start,
- * so a published trigger must start again from scratch rather than from last run's cursor.
+ * Imports and publishes a workflow, replacing one of the same name: the sandbox's data is new on
+ * every start, so a published trigger must start again from scratch, not from last run's cursor.
  */
-async function replaceWorkflow(n8n: N8n, workflow: WorkflowJson, publish: boolean): Promise<string> {
+async function publishWorkflow(n8n: N8n, workflow: WorkflowJson): Promise<string> {
 	const existing = await n8n.rest.request<Array<{ id: string; name: string; isArchived: boolean }>>('GET', '/workflows');
 	for (const old of existing.filter((candidate) => candidate.name === workflow.name)) {
 		if (!old.isArchived) await n8n.rest.request('POST', `/workflows/${old.id}/archive`, {});
@@ -149,9 +149,7 @@ async function replaceWorkflow(n8n: N8n, workflow: WorkflowJson, publish: boolea
 	const body: WorkflowJson = { ...workflow };
 	delete body.id; // n8n gives the new workflow its own id
 	const created = await n8n.rest.request<{ id: string; versionId: string }>('POST', '/workflows', body);
-	if (publish) {
-		await n8n.rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
-	}
+	await n8n.rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
 	return created.id;
 }
 

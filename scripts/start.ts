@@ -10,7 +10,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox } from '../sandbox';
-import type { DemoSetup } from './demo';
 import { API_KEY_CREDENTIAL, DEMO_OWNER, OAUTH2_CREDENTIAL, provisionDemo } from './demo';
 import { ensureN8n, formatDuration, isN8nInstalled, N8N_VERSION } from './n8n-install';
 import { assertPortFree, N8n } from './n8n-instance';
@@ -76,8 +75,8 @@ async function main(): Promise<void> {
 		await n8n.ready();
 
 		step('Creating the owner login, credentials for the sandbox and the example workflows');
-		const setup = await provisionDemo(n8n, sandbox, { filesDir });
-		printWelcome(n8n.url, sandbox, setup, Date.now() - startedAt);
+		await provisionDemo(n8n, sandbox, { filesDir });
+		printWelcome(n8n.url, sandbox, Date.now() - startedAt);
 	} catch (error) {
 		await stopAll();
 		throw error;
@@ -93,11 +92,8 @@ async function main(): Promise<void> {
 function printWelcome(
 	editorUrl: string,
 	sandbox: { baseUrl: string; authUrl: string; apiKey: string; oauthClientId: string },
-	setup: DemoSetup,
 	elapsedMs: number,
 ): void {
-	const workflow = (file: string) => setup.examples.find((example) => example.file === file);
-	const onboarding = workflow('onboarding.json');
 	console.log(`
 Ready in ${formatDuration(elapsedMs)}.
 
@@ -111,7 +107,7 @@ Ready in ${formatDuration(elapsedMs)}.
 
 What to try first:
   1. Open the form of the onboarding example, ${editorUrl}/form/client-onboarding,
-     and onboard a client: the workflow creates it in the sandbox.${onboarding ? '' : ' (example missing)'}
+     and onboard a client: the workflow creates it in the sandbox.
   2. Within a minute the "Sync clients to a spreadsheet" example writes it to
      ${join(filesDir, 'compliance-clients.csv')}
      and, if you gave a review date within 30 days, "Review due alerts" appends an alert to
