@@ -98,15 +98,21 @@ async function install() {
 		),
 	);
 	log(`installing n8n ${N8N_VERSION} into ${n8nDir}`);
-	log('first time only: about 4 minutes and 2.8 GB; later runs reuse it');
+	log('first time only: about 5 minutes and 3 GB; later runs reuse it');
 
-	// npm prints nothing while it downloads; its http log lines are counted to show progress.
+	// npm prints nothing while it works; its http log lines show the downloads (none when npm's
+	// cache already has the packages), then node_modules fills up.
 	let tarballs = 0;
+	const describeInstall = () => {
+		const unpacked = countPackages(join(tempDir, 'node_modules'));
+		if (unpacked > 0) return `${unpacked} of about 1,500 packages unpacked`;
+		return tarballs > 0 ? `${tarballs} of about 1,500 packages downloaded` : 'resolving the dependency tree';
+	};
 	await runWithProgress(
 		'npm',
 		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http'],
 		tempDir,
-		() => `${tarballs} of about 1,500 packages downloaded, ${countPackages(join(tempDir, 'node_modules'))} unpacked`,
+		describeInstall,
 		(line) => {
 			if (/ fetch GET 200 \S+\.tgz/.test(line)) tarballs++;
 		},
