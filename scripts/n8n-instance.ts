@@ -8,7 +8,7 @@ import { createWriteStream, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-import { n8nBin } from './n8n-install';
+import { isN8nInstalled, N8N_VERSION, n8nBin } from './n8n-install';
 
 export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 
@@ -113,6 +113,9 @@ export class N8n {
 	 * from the start, even while it is still starting up.
 	 */
 	static launch(options: N8nOptions): N8n {
+		if (!isN8nInstalled()) {
+			throw new Error(`n8n ${N8N_VERSION} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
+		}
 		linkPackage(options.userFolder, options.packageRoot);
 		mkdirSync(options.filesDir, { recursive: true });
 		const log = createWriteStream(options.logFile, { flags: 'a' });
