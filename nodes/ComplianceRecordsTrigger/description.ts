@@ -14,18 +14,21 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Client Created or Modified',
 				value: 'clientModified',
+				action: 'On client created or modified',
 				description:
 					'A client was created, or its record, entity or AML determination changed. Each change is emitted once, in the client’s latest state; changes made before the workflow was activated are not.',
 			},
 			{
 				name: 'AML Determination Completed',
 				value: 'amlDeterminationCompleted',
+				action: 'On AML determination completed',
 				description:
 					'A client’s AML determination was completed (lastAmlDetermination.completedAt moved). Each determination is emitted once, with its risk level in lastAmlDetermination.riskLevel.',
 			},
 			{
 				name: 'Review Due',
 				value: 'reviewDue',
+				action: 'On review due',
 				description:
 					'A client’s next review date comes within the set number of days. Emitted once when the date enters the window, and again only if the date changes. The first poll of each day checks the whole firm; other polls check only modified clients.',
 			},

@@ -65,6 +65,7 @@ describe('the editor', () => {
 		for (const item of [
 			'Triggers (3)',
 			'On client created or modified',
+			'On AML determination completed',
 			'On review due',
 			'Actions (9)',
 			'Create a client',
