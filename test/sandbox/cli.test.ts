@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { send } from './helpers';
+import { DEMO_OAUTH_CLIENT_ID } from '../../sandbox';
 
 const ROOT = join(__dirname, '../..');
 
@@ -37,7 +38,7 @@ describe('the compliance-records-sandbox CLI', () => {
 			const authUrl = banner(output, 'Auth server URL')!;
 			const apiKey = banner(output, 'API key')!;
 			expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-			expect(banner(output, 'OAuth client id')).toBeTruthy();
+			expect(banner(output, 'OAuth client id')).toBe(DEMO_OAUTH_CLIENT_ID);
 
 			const clients = await send(`${baseUrl}/clients`, { headers: { 'accept-version': '1.0.0', authorization: `Bearer ${apiKey}` } });
 			expect(clients.status).toBe(200);
