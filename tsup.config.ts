@@ -1,14 +1,9 @@
 import { defineConfig } from 'tsup';
 import { globSync } from 'node:fs';
 
-// Every node, credential and the sandbox CLI becomes one CommonJS file in dist/ at the path
-// package.json's `n8n` and `bin` fields name. n8n-workflow stays external: n8n provides it.
-const entries = [
-	...globSync('nodes/**/*.node.ts'),
-	...globSync('credentials/*.credentials.ts'),
-	'sandbox/cli.ts',
-	'sandbox/index.ts',
-];
+// Every node and credential becomes one CommonJS file in dist/ at the path package.json's `n8n`
+// field names. n8n-workflow stays external: n8n provides it.
+const entries = [...globSync('nodes/**/*.node.ts'), ...globSync('credentials/*.credentials.ts')];
 
 export default defineConfig({
 	entry: Object.fromEntries(entries.map((file) => [file.replace(/\.ts$/, ''), file])),

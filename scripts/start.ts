@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { startSandbox } from '../sandbox';
+import { startSandbox } from 'compliance-records-sandbox';
 import { API_KEY_CREDENTIAL, DEMO_OWNER, OAUTH2_CREDENTIAL, provisionDemo } from './demo';
 import { ensureN8n, formatDuration, isN8nInstalled, N8N_VERSION } from './n8n-install';
 import { assertPortFree, N8n } from './n8n-instance';

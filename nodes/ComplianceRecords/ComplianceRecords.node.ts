@@ -6,8 +6,8 @@ import { clientDescription } from './resources/client';
 import { firmDescription } from './resources/firm';
 import { individualDescription } from './resources/individual';
 import { organisationDescription } from './resources/organisation';
-import { authenticationProperty, serviceCredentials } from './shared/authentication';
-import { requestDefaults } from './shared/routing';
+import { authenticationProperty, serviceCredentials } from './transport/authentication';
+import { requestDefaults } from './actions/routing';
 
 export class ComplianceRecords implements INodeType {
 	description: INodeTypeDescription = {

@@ -7,7 +7,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { startSandbox, type LoggedRequest, type Sandbox } from '../../sandbox';
+import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
 import { DEMO_OWNER, provisionDemo, type DemoSetup, type WorkflowJson } from '../../scripts/demo';
 import {
 	executeWorkflow,

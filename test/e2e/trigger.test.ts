@@ -4,7 +4,7 @@
  * starts no execution. The probe workflow watches the sandbox's other firm, which no other test
  * touches (see environment.ts).
  */
-import type { LoggedRequest } from '../../sandbox';
+import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { N8nRest } from '../../scripts/n8n-instance';
 import { e2e, executionRun, executionsOf, nodeOutput, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
 

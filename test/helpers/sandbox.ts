@@ -1,4 +1,4 @@
-import { startSandbox, type LoggedRequest, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { startSandbox, type LoggedRequest, type Sandbox, type SandboxOptions } from 'compliance-records-sandbox';
 import { credentialsFor, type CredentialStore } from './credentials';
 
 /**

@@ -5,8 +5,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
-import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecordsTrigger/ComplianceRecordsTrigger.node';
-import type { LoggedRequest, Sandbox } from '../../sandbox';
+import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node';
+import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
 import { createPoller } from './poll';

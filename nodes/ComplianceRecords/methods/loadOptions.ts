@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { serviceRequest } from '../shared/transport';
+import { serviceRequest } from '../transport/request';
 
 /** The dropdowns of the client fields, all filled from GET /firm (spec §2.6). */
 

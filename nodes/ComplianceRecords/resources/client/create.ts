@@ -8,8 +8,8 @@ import {
 	forOperation,
 	personOptionalFields,
 	textField,
-} from '../../shared/fields';
-import { recordRouting } from '../../shared/routing';
+} from '../../actions/fields';
+import { recordRouting } from '../../actions/routing';
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
 export const routing = recordRouting({ method: 'POST', path: '/clients' });

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation, pagingFields } from '../../shared/fields';
-import { listRouting } from '../../shared/routing';
-import { instantInQuery } from '../../shared/validation';
+import { forOperation, pagingFields } from '../../actions/fields';
+import { listRouting } from '../../actions/routing';
+import { instantInQuery } from '../../actions/validation';
 
 /** GET /clients: list items (entity reference only), all pages or up to Limit. */
 export const routing = listRouting('/clients');

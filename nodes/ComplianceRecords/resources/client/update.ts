@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../shared/fields';
-import { recordRouting } from '../../shared/routing';
-import type { ClearableFields } from '../../shared/validation';
+import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../actions/fields';
+import { recordRouting } from '../../actions/routing';
+import type { ClearableFields } from '../../actions/validation';
 import { clientIdField, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */

@@ -1,4 +1,4 @@
-import { recordRouting } from '../../shared/routing';
+import { recordRouting } from '../../actions/routing';
 
 /** GET /firm: the credential's firm with its services, business units and staff. */
 export const routing = recordRouting({ method: 'GET', path: '/firm' });

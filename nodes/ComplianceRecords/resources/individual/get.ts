@@ -1,5 +1,5 @@
-import { forOperation, recordIdField } from '../../shared/fields';
-import { recordRouting } from '../../shared/routing';
+import { forOperation, recordIdField } from '../../actions/fields';
+import { recordRouting } from '../../actions/routing';
 
 /** The individual an operation is about: named in "not found" errors. */
 export const individualRecord = { label: 'Individual', idParameter: 'individualId' };

@@ -1,6 +1,6 @@
-import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../shared/fields';
-import { recordRouting } from '../../shared/routing';
-import type { ClearableFields } from '../../shared/validation';
+import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../actions/fields';
+import { recordRouting } from '../../actions/routing';
+import type { ClearableFields } from '../../actions/validation';
 import { individualIdField, individualRecord } from './get';
 
 /** PATCH /individuals/{id}: only the fields given are sent. */

@@ -1,5 +1,5 @@
-import { forOperation, pagingFields } from '../../shared/fields';
-import { listRouting } from '../../shared/routing';
+import { forOperation, pagingFields } from '../../actions/fields';
+import { listRouting } from '../../actions/routing';
 
 /** GET /organisations: all pages or up to Limit. */
 export const routing = listRouting('/organisations');

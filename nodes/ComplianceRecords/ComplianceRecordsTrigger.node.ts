@@ -1,0 +1,98 @@
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { serviceCredentials } from './transport/authentication';
+import { fetchFullClient, PollBudget, type Client } from './trigger/clients';
+import { triggerProperties } from './trigger/description';
+import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './trigger/events/changes';
+import { pollReviewDue } from './trigger/events/reviewDue';
+import { latestEvents } from './trigger/manual';
+import { calendarDate, isInWindow, reviewWindow } from './trigger/reviewWindow';
+import { commitState, generationOf, readState, type SavedState, type TriggerEvent } from './trigger/state';
+
+const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> = {
+	clientModified: modifiedAt,
+	amlDeterminationCompleted: determinationCompletedAt,
+};
+
+const NOTHING_YET: Record<TriggerEvent, string> = {
+	clientModified: 'The firm has no client yet',
+	amlDeterminationCompleted: 'No client of the firm has a completed AML determination yet',
+	reviewDue: 'No client has a next review date inside the window',
+};
+
+export class ComplianceRecordsTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Compliance Records Trigger',
+		name: 'complianceRecordsTrigger',
+		icon: { light: 'file:../../icons/complianceRecords.svg', dark: 'file:../../icons/complianceRecords.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle:
+			'={{ {"clientModified": "Client Created or Modified", "amlDeterminationCompleted": "AML Determination Completed", "reviewDue": "Review Due"}[$parameter["event"]] }}',
+		description:
+			'Starts the workflow when a client changes, an AML determination completes or a review date nears, in the Client Compliance Records Service',
+		defaults: { name: 'Compliance Records Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: serviceCredentials,
+		properties: triggerProperties,
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const event = this.getNodeParameter('event') as TriggerEvent;
+		const reviewDays = event === 'reviewDue' ? (this.getNodeParameter('days') as number) : undefined;
+		const { fetchFullClient: fetchFull = false } = this.getNodeParameter('options', {}) as IDataObject;
+		if (reviewDays !== undefined && !(Number.isInteger(reviewDays) && reviewDays >= 0)) {
+			throw new NodeOperationError(this.getNode(), `Days Ahead must be a whole number of days, 0 or more, not ${reviewDays}`);
+		}
+
+		const budget = new PollBudget(this);
+		const present = async (client: Client) =>
+			fetchFull ? await fetchFullClient.call(this, budget, client.id) : client;
+
+		if (this.getMode() === 'manual') {
+			const sample = await latestEvents.call(this, budget, sampleEventTime(this, event, reviewDays ?? 0));
+			if (sample.length === 0) {
+				throw new NodeOperationError(this.getNode(), NOTHING_YET[event], {
+					description: 'Make such a change in the service (or the sandbox), then fetch a test event again.',
+				});
+			}
+			const shown: Client[] = [];
+			for (const client of sample) shown.push(await present(client));
+			return [this.helpers.returnJsonArray(shown)];
+		}
+
+		const staticData = this.getWorkflowStaticData('node');
+		const startedFrom = generationOf(staticData);
+		const saved = readState(staticData, event, reviewDays);
+
+		let emitted: Client[];
+		let state: SavedState;
+		if (event === 'reviewDue') {
+			({ emitted, state } = await pollReviewDue.call(this, budget, saved, reviewDays ?? 0, present));
+		} else {
+			const result = await pollChanges.call(this, budget, saved?.cursor, STREAM_EVENT_TIMES[event], present);
+			emitted = result.emitted;
+			state = { event, cursor: result.cursor };
+		}
+
+		if (!commitState(staticData, startedFrom, state)) return null;
+		return emitted.length > 0 ? [this.helpers.returnJsonArray(emitted)] : null;
+	}
+}
+
+/** What "most recent" means for each event in a manual run. */
+function sampleEventTime(context: IPollFunctions, event: TriggerEvent, reviewDays: number) {
+	if (event !== 'reviewDue') return (client: Client) => STREAM_EVENT_TIMES[event](context, client);
+	const window = reviewWindow(calendarDate(Date.now(), context.getTimezone()), reviewDays);
+	return (client: Client) =>
+		isInWindow(window, client.nextReviewDate) ? modifiedAt(context, client) : undefined;
+}

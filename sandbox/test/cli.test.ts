@@ -1,0 +1,85 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+import { send } from './helpers';
+import { DEMO_OAUTH_CLIENT_ID } from '../src';
+
+const ROOT = join(__dirname, '..');
+
+/** Runs the CLI as `npm run sandbox` and the `compliance-records-sandbox` command do, collecting what it prints. */
+function runCli(args: string[]) {
+	const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['bin/compliance-records-sandbox.cjs', ...args], { cwd: ROOT });
+	let output = '';
+	child.stdout.on('data', (chunk) => (output += chunk));
+	child.stderr.on('data', (chunk) => (output += chunk));
+	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+	const printed = (text: string) =>
+		new Promise<string>((resolve, reject) => {
+			const check = () => {
+				if (output.includes(text)) return resolve(output);
+				if (child.exitCode !== null) return reject(new Error(`The CLI exited first:\n${output}`));
+				setTimeout(check, 25);
+			};
+			check();
+		});
+	return { child, exited, printed, output: () => output };
+}
+
+const banner = (output: string, label: string) => new RegExp(`${label} +(\\S+)`).exec(output)?.[1];
+
+describe('the compliance-records-sandbox CLI', () => {
+	it.each(['SIGINT', 'SIGTERM'] as const)('starts, prints where it listens and the demo credentials, serves, and exits 0 on %s', async (signal) => {
+		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '3']);
+		try {
+			const output = await cli.printed('Press Ctrl-C to stop.');
+			const baseUrl = banner(output, 'API base URL')!;
+			const authUrl = banner(output, 'Auth server URL')!;
+			const apiKey = banner(output, 'API key')!;
+			expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+			expect(banner(output, 'OAuth client id')).toBe(DEMO_OAUTH_CLIENT_ID);
+
+			const clients = await send(`${baseUrl}/clients`, { headers: { 'accept-version': '1.0.0', authorization: `Bearer ${apiKey}` } });
+			expect(clients.status).toBe(200);
+			expect(clients.body.meta.total).toBe(3);
+			const refused = await send(`${baseUrl}/firm`, { headers: { 'accept-version': '1.0.0', authorization: 'Bearer not-a-real-secret-42' } });
+			expect(refused.status).toBe(401);
+			const leaky = await send(`${baseUrl}/clients?limit=1&api_key=not-a-real-secret-43`, { headers: { 'accept-version': '1.0.0' } });
+			expect(leaky.status).toBe(401);
+			expect((await send(`${authUrl}/.well-known/openid-configuration`)).body.issuer).toBe(authUrl);
+			await cli.printed('GET /firm 401');
+
+			cli.child.kill(signal);
+			expect(await cli.exited).toBe(0);
+			expect(cli.output()).not.toMatch(/not-a-real-secret/);
+			expect(cli.output()).toContain('GET /clients?limit=1&api_key=%28hidden%29 401');
+			expect(cli.output().split(apiKey)).toHaveLength(2); // the demo key, announced once, never logged
+		} finally {
+			cli.child.kill('SIGKILL');
+		}
+	});
+
+	it('prints its options with --help', async () => {
+		const cli = runCli(['--help']);
+		expect(await cli.exited).toBe(0);
+		expect(cli.output()).toMatch(/--clients N/);
+	});
+
+	it('says what is wrong and exits 2 for a bad flag or a port in use', async () => {
+		const badFlag = runCli(['--clients', 'many']);
+		expect(await badFlag.exited).toBe(2);
+		expect(badFlag.output()).toMatch(/--clients must be a whole number/);
+
+		const blocker = createServer();
+		await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = blocker.address() as { port: number };
+			const busy = runCli(['--port', String(port), '--auth-port', '0']);
+			expect(await busy.exited).toBe(2);
+			expect(busy.output()).toMatch(/port is already in use/);
+		} finally {
+			blocker.close();
+		}
+	});
+});

@@ -1,0 +1,187 @@
+import { networkInterfaces } from 'node:os';
+
+import type { Sandbox } from '../src';
+import { startSandbox } from '../src';
+import type { ApiClient } from './helpers';
+import { apiClient, newIndividualClient, send } from './helpers';
+
+describe('test controls', () => {
+	let sandbox: Sandbox;
+	let api: ApiClient;
+	let controls: string;
+	const control = (method: string, path: string, body?: unknown) =>
+		send(`${controls}${path}`, {
+			method,
+			headers: body === undefined ? {} : { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+
+	beforeEach(async () => {
+		sandbox = await startSandbox({ clients: 5, controls: true, apiPath: '/api' });
+		api = apiClient(sandbox);
+		controls = `${new URL(sandbox.baseUrl).origin}/__sandbox`;
+	});
+	afterEach(() => sandbox.close());
+
+	describe('clock', () => {
+		it('moves by an offset and freezes, programmatically and over HTTP', async () => {
+			sandbox.setClock({ offsetMs: 86_400_000 });
+			const tomorrow = Date.parse(sandbox.now());
+			expect(tomorrow - Date.now()).toBeGreaterThan(86_000_000);
+			const frozen = await control('POST', '/clock', { frozenAt: '2031-05-01T08:00:00.000Z' });
+			expect(frozen.body.data).toEqual({ now: '2031-05-01T08:00:00.000Z', offsetMs: 86_400_000, frozenAt: '2031-05-01T08:00:00.000Z' });
+			expect(sandbox.now()).toBe('2031-05-01T08:00:00.000Z');
+			const created = await api.post('/clients', newIndividualClient());
+			expect(created.body.data.createdAt).toBe('2031-05-01T08:00:00.000Z');
+			await control('POST', '/clock', { frozenAt: null, offsetMs: 0 });
+			expect(Math.abs(Date.parse((await control('GET', '/clock')).body.data.now) - Date.now())).toBeLessThan(5_000);
+		});
+
+		it('refuses settings that are not a time', async () => {
+			expect(() => sandbox.setClock({ frozenAt: 'soon' })).toThrow(/frozenAt must be a date-time/);
+			expect(() => sandbox.setClock({ offsetMs: Number.NaN })).toThrow(/offsetMs must be a finite number/);
+			const reply = await control('POST', '/clock', { offsetMs: '1h' });
+			expect(reply.status).toBe(400);
+			expect(reply.body.message).toMatch(/offsetMs/);
+		});
+	});
+
+	describe('faults', () => {
+		it.each([
+			[500, undefined, null],
+			[503, undefined, null],
+			[503, 30, '30'],
+			[429, undefined, '1'],
+			[429, 12, '12'],
+		] as const)('answer the next requests with %s (Retry-After %s), then let requests through', async (status, retryAfterSeconds, header) => {
+			sandbox.injectFaults({ count: 2, status, retryAfterSeconds });
+			for (let attempt = 0; attempt < 2; attempt++) {
+				const reply = await api.get('/firm');
+				expect(reply.status).toBe(status);
+				expect(reply.body).toEqual({ message: expect.any(String) });
+				expect(reply.headers.get('retry-after')).toBe(header);
+			}
+			expect((await api.get('/firm')).status).toBe(200);
+		});
+
+		it('can apply to one path only, leaving other requests alone', async () => {
+			sandbox.injectFaults({ count: 1, status: 500, path: '/clients' });
+			expect((await api.get('/firm')).status).toBe(200);
+			expect((await api.get('/clients?limit=1')).status).toBe(500);
+			expect((await api.get('/clients?limit=1')).status).toBe(200);
+		});
+
+		it('can delay a request (answered normally after the delay, or with the status)', async () => {
+			sandbox.injectFaults({ count: 1, delayMs: 400, path: '/clients' });
+			const finished: string[] = [];
+			const slow = api.get('/clients').then((reply) => finished.push(`slow ${reply.status}`));
+			const fast = api.get('/firm').then((reply) => finished.push(`fast ${reply.status}`));
+			await Promise.all([slow, fast]);
+			expect(finished).toEqual(['fast 200', 'slow 200']);
+
+			sandbox.injectFaults({ count: 1, delayMs: 50, status: 503 });
+			expect((await api.get('/firm')).status).toBe(503);
+		});
+
+		it('are injected and cleared over HTTP too', async () => {
+			expect((await control('POST', '/faults', { count: 3, status: 429, retryAfterSeconds: 2 })).status).toBe(204);
+			expect((await api.get('/firm')).status).toBe(429);
+			expect((await control('DELETE', '/faults')).status).toBe(204);
+			expect((await api.get('/firm')).status).toBe(200);
+			const invalid = await control('POST', '/faults', { count: 1, status: 404 });
+			expect(invalid.status).toBe(400);
+			expect(invalid.body.message).toMatch(/status must be 500, 503 or 429/);
+		});
+
+		it('refuses settings that make no fault', () => {
+			expect(() => sandbox.injectFaults({ count: 0, status: 500 })).toThrow(/count/);
+			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(/give a status, a delayMs, or both/);
+			expect(() => sandbox.injectFaults({ count: 1, status: 500, path: 'clients' })).toThrow(/path must start with/);
+		});
+	});
+
+	describe('request log', () => {
+		it('records every API request in order, as received: method, path, decoded query, raw url, headers, body, status', async () => {
+			sandbox.injectFaults({ count: 1, status: 503, path: '/firm' });
+			await api.get('/firm');
+			await api.get('/clients?limit=2&sinceModifiedAt=2020-01-01T00%3A00%3A00%2B01%3A00');
+			await api.post('/clients', newIndividualClient({ referenceNumber: 'LOGGED' }));
+			await send(`${new URL(sandbox.baseUrl).origin}/elsewhere`);
+			await control('GET', '/clock');
+			const log = sandbox.requests();
+			expect(log.map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
+				'GET /firm 503',
+				'GET /clients 200',
+				'POST /clients 201',
+				'GET /elsewhere 404',
+			]);
+			expect(log[1]).toMatchObject({
+				query: { limit: '2', sinceModifiedAt: '2020-01-01T00:00:00+01:00' },
+				url: '/api/clients?limit=2&sinceModifiedAt=2020-01-01T00%3A00%3A00%2B01%3A00',
+				headers: { 'accept-version': '1.0.0', authorization: `Bearer ${sandbox.apiKey}` },
+				body: undefined,
+			});
+			expect(log[2].body).toEqual(newIndividualClient({ referenceNumber: 'LOGGED' }));
+			expect((await control('GET', '/requests')).body.data).toEqual(log);
+			sandbox.clearRequests();
+			expect(sandbox.requests()).toEqual([]);
+			await api.get('/firm');
+			await control('DELETE', '/requests');
+			expect(sandbox.requests()).toEqual([]);
+		});
+	});
+
+	it('the change log is readable over HTTP', async () => {
+		const created = await api.post('/clients', newIndividualClient());
+		expect((await control('GET', '/changes')).body.data).toEqual([
+			{ clientId: created.body.data.id, lastModifiedAt: created.body.data.lastModifiedAt, cause: 'created' },
+		]);
+	});
+
+	it('completes AML determinations over HTTP', async () => {
+		const [client] = (await api.get('/clients?limit=1')).body.data;
+		const reply = await control('POST', `/clients/${client.id}/aml-determination`, { riskLevel: 'LOW' });
+		expect(reply.status).toBe(200);
+		expect(reply.body.data).toMatchObject({ id: client.id, amlDeterminationStatus: 'COMPLETE', lastAmlDetermination: { riskLevel: 'LOW' } });
+		expect((await api.get(`/clients/${client.id}`)).body.data.lastModifiedAt).toBe(reply.body.data.lastModifiedAt);
+		expect((await control('POST', '/clients/nobody/aml-determination', { riskLevel: 'LOW' })).status).toBe(404);
+		expect((await control('POST', `/clients/${client.id}/aml-determination`, { riskLevel: 'EXTREME' })).status).toBe(400);
+	});
+
+	it('creates and revokes API keys over HTTP, as the web app does', async () => {
+		const created = await control('POST', '/api-keys', { name: 'From a test', readOnly: true });
+		expect(created.status).toBe(201);
+		const keyed = apiClient(sandbox, created.body.data.key);
+		expect((await keyed.get('/firm')).status).toBe(200);
+		expect((await keyed.post('/clients', newIndividualClient())).status).toBe(403);
+		expect((await control('POST', '/api-keys/revoke', { key: created.body.data.key })).status).toBe(204);
+		expect((await keyed.get('/firm')).status).toBe(401);
+		expect((await control('POST', '/api-keys', {})).status).toBe(400);
+	});
+
+	it('answers 404 for the control routes when controls are off, and does not log them', async () => {
+		const plain = await startSandbox();
+		try {
+			const reply = await send(`${new URL(plain.baseUrl).origin}/__sandbox/clock`);
+			expect(reply.status).toBe(404);
+			expect(plain.requests()).toEqual([]);
+		} finally {
+			await plain.close();
+		}
+	});
+
+	const externalAddress = Object.values(networkInterfaces())
+		.flat()
+		.find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+
+	(externalAddress ? it : it.skip)('answers 404 for the control routes to callers that are not on this machine’s loopback', async () => {
+		const exposed = await startSandbox({ host: '0.0.0.0', controls: true });
+		try {
+			const port = new URL(exposed.baseUrl).port;
+			expect((await send(`http://127.0.0.1:${port}/__sandbox/clock`)).status).toBe(200);
+			expect((await send(`http://${externalAddress}:${port}/__sandbox/clock`)).status).toBe(404);
+		} finally {
+			await exposed.close();
+		}
+	});
+});

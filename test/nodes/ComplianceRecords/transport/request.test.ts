@@ -1,0 +1,107 @@
+import type { INodeParameters } from 'n8n-workflow';
+
+import { insecureUrlProblem } from '../../../../nodes/ComplianceRecords/transport/request';
+import { connectOAuth2, CredentialStore, credentialsFor, runNode } from '../../../helpers';
+import { expectReceived, useSandbox } from '../../../helpers/sandbox';
+
+const { sandbox, credentials } = useSandbox({ clients: 2, apiPath: '/v1' });
+
+const firmGet: INodeParameters = { resource: 'firm', operation: 'get' };
+
+/**
+ * On Linux a connection to 0.0.0.0 reaches the services listening on this machine, so a base URL
+ * of http://0.0.0.0:<sandbox port> is a plain-http, non-loopback address that would deliver the
+ * credential to the sandbox if the node sent it: the sandbox's request log shows whether it did.
+ */
+const remoteLookingBaseUrl = () => sandbox().baseUrl.replace('127.0.0.1', '0.0.0.0');
+
+describe('Which base URLs may receive credentials', () => {
+	it.each([
+		'https://api.example.com/v1',
+		'http://localhost:4010',
+		'http://LOCALHOST',
+		'http://127.0.0.1:4010/v1',
+		'http://127.8.9.10',
+		'http://[::1]:4010',
+	])('%s is allowed', (url) => {
+		expect(insecureUrlProblem(url)).toBeUndefined();
+	});
+
+	it.each(['http://api.example.com', 'http://0.0.0.0:4010', 'http://10.0.0.5', 'http://localhost.example.com', 'http://127.0.0.1.example.com', 'ftp://127.0.0.1'])(
+		'%s is refused',
+		(url) => {
+			expect(insecureUrlProblem(url)).toMatch(/^Refusing to send credentials to .+: only https:\/\/ is allowed/);
+		},
+	);
+
+	it('a base URL that is not a URL is refused', () => {
+		expect(insecureUrlProblem('api.example.com')).toBe(
+			'"api.example.com" is not a valid URL. Enter the service\'s full base URL, e.g. https://api.example.com/v1.',
+		);
+	});
+});
+
+describe('The node refuses a plain-http remote base URL before sending anything', () => {
+	it('the control: that address does reach the sandbox', async () => {
+		const response = await fetch(`${remoteLookingBaseUrl()}/firm`);
+
+		expect(response.status).toBe(400);
+		expect(sandbox().requests()).toHaveLength(1);
+	});
+
+	it('with an API key', async () => {
+		const store = new CredentialStore({ complianceRecordsApi: { baseUrl: remoteLookingBaseUrl(), apiKey: sandbox().apiKey } });
+
+		const run = await runNode({ credentials: store, parameters: firmGet });
+
+		expect(run.error?.message).toBe('Insecure or invalid Base URL');
+		expect(run.error?.description).toMatch(/^Refusing to send credentials to http:\/\/0\.0\.0\.0:\d+: only https:\/\//);
+		expect(sandbox().requests()).toEqual([]);
+	});
+
+	it('with OAuth2', async () => {
+		const store = credentialsFor(sandbox());
+		await connectOAuth2(store);
+		store.set('complianceRecordsOAuth2Api', { ...store.stored('complianceRecordsOAuth2Api'), baseUrl: remoteLookingBaseUrl() });
+		sandbox().clearRequests();
+
+		const run = await runNode({ credentials: store, parameters: { ...firmGet, authentication: 'oAuth2' } });
+
+		expect(run.error?.message).toBe('Insecure or invalid Base URL');
+		expect(sandbox().requests()).toEqual([]);
+	});
+
+	it('with no base URL at all', async () => {
+		const store = new CredentialStore({ complianceRecordsApi: { baseUrl: '  ', apiKey: sandbox().apiKey } });
+
+		const run = await runNode({ credentials: store, parameters: firmGet });
+
+		expect(run.error?.message).toBe('The credential has no Base URL');
+		expect(sandbox().requests()).toEqual([]);
+	});
+});
+
+describe('Base URL and version header', () => {
+	it('a base URL with spaces and trailing slashes still reaches the right path', async () => {
+		const store = new CredentialStore({
+			complianceRecordsApi: { baseUrl: ` ${sandbox().baseUrl}// `, apiKey: sandbox().apiKey },
+		});
+
+		const run = await runNode({ credentials: store, parameters: firmGet });
+
+		expect(run.error).toBeUndefined();
+		expect(sandbox().requests()[0].url).toBe('/v1/firm');
+		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/firm', bearer: sandbox().apiKey });
+	});
+
+	it('every request, each page included, carries accept-version 1.0.0 and the credential', async () => {
+		const run = await runNode({ credentials: credentials(), parameters: { resource: 'individual', operation: 'getAll', limit: 1 } });
+		await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+
+		expect(run.error).toBeUndefined();
+		for (const request of sandbox().requests()) {
+			expect(request.headers['accept-version']).toBe('1.0.0');
+			expect(request.headers.authorization).toBe(`Bearer ${sandbox().apiKey}`);
+		}
+	});
+});

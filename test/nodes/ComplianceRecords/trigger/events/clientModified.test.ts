@@ -1,0 +1,283 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { FIRST_POLL_LOOKBACK_MS } from '../../../../../nodes/ComplianceRecords/trigger/events/changes';
+import { useSandbox } from '../../../../helpers/sandbox';
+import {
+	clientIds,
+	createClient,
+	createTriggerPoller,
+	pageHookProxy,
+	touchClient,
+	triggerRequests,
+} from '../../../../helpers/trigger';
+
+/*
+ * Client Created or Modified, run by n8n-core's poll executor against the sandbox: every change
+ * emitted exactly once, in the situations where polling triggers usually lose or repeat one.
+ */
+
+const { sandbox, credentials } = useSandbox({ clients: 450, controls: true });
+let ids: string[];
+beforeAll(async () => {
+	ids = await clientIds(sandbox());
+});
+afterEach(() => {
+	sandbox().clearFaults();
+	sandbox().setClock({ frozenAt: null });
+});
+
+const parameters = { event: 'clientModified' };
+let serviceOffsetMs = 0;
+const freezeClock = () => sandbox().setClock({ frozenAt: sandbox().now() });
+const emittedPairs = (items: IDataObject[]) => items.map((item) => `${item.id}@${item.lastModifiedAt}`);
+const ofIds = (items: IDataObject[]) => items.map((item) => item.id).sort();
+
+async function activatedPoller(options: { budgetMs?: number; credentials?: ReturnType<typeof credentials> } = {}) {
+	const poller = createTriggerPoller({ parameters, credentials: options.credentials ?? credentials(), budgetMs: options.budgetMs });
+	expect(await poller.poll()).toEqual([]);
+	return poller;
+}
+
+async function touchAll(clients: string[]) {
+	const touched: IDataObject[] = [];
+	for (const id of clients) touched.push(await touchClient(sandbox(), id));
+	return touched;
+}
+
+describe('the first poll (activation)', () => {
+	it('emits nothing, looks back one day by the host clock, and misses no change made before the next poll', async () => {
+		await touchClient(sandbox(), ids[0]); // before activation: never emitted
+		sandbox().clearRequests();
+		const hostNow = Date.now();
+		const poller = createTriggerPoller({ parameters, credentials: credentials() });
+
+		expect(await poller.poll()).toEqual([]);
+		const [request] = triggerRequests(sandbox());
+		expect(request.query.limit).toBe('200');
+		const since = Date.parse(String(request.query.sinceModifiedAt));
+		expect(Math.abs(since - (hostNow - FIRST_POLL_LOOKBACK_MS))).toBeLessThan(5_000);
+
+		const changed = await touchClient(sandbox(), ids[1]);
+		const created = await createClient(sandbox(), 'Activation');
+		const emitted = await poller.poll();
+		expect(emitted.map(({ id, lastModifiedAt }) => ({ id, lastModifiedAt }))).toEqual([
+			{ id: changed.id, lastModifiedAt: changed.lastModifiedAt },
+			{ id: created.id, lastModifiedAt: created.lastModifiedAt },
+		]);
+		expect(emitted[1].entity).toMatchObject({ object: 'individual' }); // the list item, as listed
+		expect(await poller.poll()).toEqual([]);
+	});
+});
+
+describe('exactly once', () => {
+	it('1. splits many clients with the same lastModifiedAt across two polls, each emitted once', async () => {
+		const poller = await activatedPoller();
+		freezeClock();
+		const first = await touchAll(ids.slice(0, 250)); // two pages of ties
+		expect(new Set(first.map((client) => client.lastModifiedAt)).size).toBe(1);
+		expect(ofIds(await poller.poll())).toEqual(ofIds(first));
+
+		const second = await touchAll(ids.slice(250, 330)); // the same instant, after the poll
+		expect(second[0].lastModifiedAt).toBe(first[0].lastModifiedAt);
+		expect(ofIds(await poller.poll())).toEqual(ofIds(second));
+		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('2. emits a client changed while the poll pages, at a position already passed, by the next poll', async () => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials() });
+			const listed = await touchAll(ids.slice(100, 350)); // 250 changes: two pages
+			let passed: IDataObject | undefined; // position 5: on page 1, already read
+			let ahead: IDataObject | undefined; // position 440: on page 2, not read yet
+			proxy.onLaterPage(async () => {
+				passed = await touchClient(sandbox(), ids[5]);
+				await new Promise((resolve) => setTimeout(resolve, 5));
+				ahead = await touchClient(sandbox(), ids[440]);
+			});
+
+			const during = await poller.poll();
+			proxy.onLaterPage(() => undefined);
+			expect(ofIds(during)).toEqual(ofIds([...listed, ahead as IDataObject]));
+			// The danger: the passed change is older than the newest change this poll saw.
+			expect(String(passed?.lastModifiedAt) < String(ahead?.lastModifiedAt)).toBe(true);
+
+			expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([passed as IDataObject]));
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it.each([
+		['a 500', { status: 500 as const }, /failed to process the request \(HTTP 500\)/],
+		['a 429', { status: 429 as const, retryAfterSeconds: 30 }, /too many requests/],
+		['a timeout', { delayMs: 2_500 }, /did not answer within this poll's time budget/],
+	])('3. a poll failing part-way with %s emits nothing and moves nothing; the next emits everything since the last good one', async (_, fault, message) => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials(), budgetMs: 1_500 });
+			const before = poller.saved();
+			const changed = await touchAll(ids.slice(0, 230));
+			proxy.onLaterPage(() => sandbox().injectFaults({ count: 1, path: '/clients', ...fault }));
+
+			await expect(poller.poll()).rejects.toThrow(message);
+			expect(poller.saved()).toEqual(before);
+			expect(poller.inMemory()).toEqual(before);
+
+			proxy.onLaterPage(() => undefined);
+			const later = await touchClient(sandbox(), ids[400]);
+			expect(ofIds(await poller.poll())).toEqual(ofIds([...changed, later]));
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it.each([
+		['without a data list', { meta: { total: 1 } }, /cannot read: a list page has no data array/],
+		['with a client without lastModifiedAt', { data: [{ id: 'x' }], meta: { total: 1 } }, /lastModifiedAt of client x is undefined/],
+	])('3. a poll given a page %s emits nothing and moves nothing', async (_, body, message) => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials() });
+			const before = poller.saved();
+			const changed = await touchAll(ids.slice(0, 230));
+			proxy.onLaterPage(() => ({ status: 200, body }));
+			await expect(poller.poll()).rejects.toThrow(message);
+			expect(poller.inMemory()).toEqual(before);
+			proxy.onLaterPage(() => undefined);
+			expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('4. gives the same result when the same poll runs twice from the same saved state', async () => {
+		const poller = await activatedPoller();
+		freezeClock();
+		await touchAll(ids.slice(0, 40));
+		const state = poller.saved();
+
+		const first = await poller.poll();
+		const advanced = poller.saved();
+		poller.load(state); // n8n's scheduler runs the occurrence again, or n8n restarted
+		const second = await poller.poll();
+		expect(emittedPairs(second)).toEqual(emittedPairs(first));
+		expect(first).toHaveLength(40);
+
+		poller.load(advanced);
+		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('6. emits a client changed twice between polls once, in its latest state, and again after a further change', async () => {
+		const poller = await activatedPoller();
+		await touchClient(sandbox(), ids[7]);
+		const latest = await touchClient(sandbox(), ids[7], { nextReviewDate: '2031-01-31' });
+
+		const emitted = await poller.poll();
+		expect(emitted).toHaveLength(1);
+		expect(emitted[0]).toMatchObject({ id: ids[7], lastModifiedAt: latest.lastModifiedAt, nextReviewDate: '2031-01-31' });
+
+		const again = await touchClient(sandbox(), ids[7]);
+		expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([again]));
+	});
+
+	it('lets an overlapping slower poll emit nothing: the newer poll already emitted its changes', async () => {
+		const poller = await activatedPoller();
+		const changed = await touchAll(ids.slice(0, 3));
+		sandbox().injectFaults({ count: 1, path: '/clients', delayMs: 600 });
+		const slow = poller.poll(); // n8n's in-memory poller starts the next tick regardless
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		const fast = await poller.poll();
+		expect(ofIds(fast)).toEqual(ofIds(changed));
+		expect(await slow).toEqual([]);
+		expect(await poller.poll()).toEqual([]);
+	});
+});
+
+describe('the saved state', () => {
+	it('holds the changes of the last few seconds only, and no more once time has moved on', async () => {
+		const poller = await activatedPoller();
+		// Ten seconds later (the service's clock only ever moves forward), 200 clients tie.
+		serviceOffsetMs += 10_000;
+		sandbox().setClock({ offsetMs: serviceOffsetMs });
+		freezeClock();
+		await touchAll(ids.slice(0, 200));
+		expect(await poller.poll()).toHaveLength(200);
+		// 8 characters per tied client, plus the watermark.
+		expect(JSON.stringify(poller.saved()).length).toBeLessThan(200 * 8 + 150);
+
+		serviceOffsetMs += 10_000;
+		sandbox().setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+		await touchClient(sandbox(), ids[300]);
+		expect(await poller.poll()).toHaveLength(1);
+		expect(JSON.stringify(poller.saved()).length).toBeLessThan(150);
+	});
+
+	it('starts over as on activation when the event changes', async () => {
+		const poller = await activatedPoller();
+		poller.load({ ...poller.saved(), event: 'amlDeterminationCompleted' });
+		await touchClient(sandbox(), ids[9]);
+		expect(await poller.poll()).toEqual([]); // an activation: records, emits nothing
+		expect(poller.saved().event).toBe('clientModified');
+	});
+});
+
+describe('Fetch Full Client', () => {
+	it('emits the full client, with one GET per emitted client and nothing fetched twice', async () => {
+		const poller = createTriggerPoller({
+			parameters: { ...parameters, options: { fetchFullClient: true } },
+			credentials: credentials(),
+		});
+		expect(await poller.poll()).toEqual([]);
+		const changed = await touchAll([ids[20], ids[21]]);
+		sandbox().clearRequests();
+
+		const emitted = await poller.poll();
+		expect(ofIds(emitted)).toEqual(ofIds(changed));
+		for (const client of emitted) {
+			expect(client).toHaveProperty('services');
+			expect(client).toHaveProperty('createdAt');
+			expect(client.entity).toHaveProperty('createdAt'); // the full entity, not a reference
+		}
+		// Pages of the list, then one GET per emitted client: none fetched twice, none else.
+		const requests = triggerRequests(sandbox()).map((request) => `${request.method} ${request.path}`);
+		const gets = requests.filter((request) => request !== 'GET /clients');
+		expect(gets.sort()).toEqual(changed.map((client) => `GET /clients/${client.id}`).sort());
+		expect(await poller.poll()).toEqual([]);
+	});
+});
+
+describe.each([
+	['ahead of', -5 * 60_000],
+	['behind', 5 * 60_000],
+])("5. with the n8n host's clock 5 minutes %s the service's", (_, serviceOffsetMs) => {
+	const skewed = useSandbox({ clients: 300, controls: true });
+	beforeAll(() => skewed.sandbox().setClock({ offsetMs: serviceOffsetMs }));
+
+	it('loses nothing: changes right after activation, and changes made while a poll pages', async () => {
+		const service = skewed.sandbox();
+		const skewedIds = await clientIds(service);
+		const proxy = await pageHookProxy(service);
+		try {
+			const poller = createTriggerPoller({ parameters, credentials: proxy.credentials() });
+			expect(await poller.poll()).toEqual([]);
+			const right = await touchClient(service, skewedIds[0]);
+			expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([right]));
+
+			const listed: IDataObject[] = [];
+			for (const id of skewedIds.slice(50, 280)) listed.push(await touchClient(service, id));
+			let passed: IDataObject | undefined;
+			proxy.onLaterPage(async () => {
+				passed = await touchClient(service, skewedIds[1]);
+			});
+			expect(ofIds(await poller.poll())).toEqual(ofIds(listed));
+			proxy.onLaterPage(() => undefined);
+			expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([passed as IDataObject]));
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
+	});
+});

@@ -1,0 +1,91 @@
+import {
+	addDays,
+	calendarDate,
+	DueMemory,
+	isInWindow,
+	reviewWindow,
+} from '../../../../nodes/ComplianceRecords/trigger/reviewWindow';
+
+describe('calendarDate', () => {
+	it("is the date in the workflow's time zone", () => {
+		const instant = Date.parse('2026-11-21T23:30:00Z');
+		expect(calendarDate(instant, 'UTC')).toBe('2026-11-21');
+		expect(calendarDate(instant, 'Asia/Tokyo')).toBe('2026-11-22');
+		expect(calendarDate(instant, 'America/New_York')).toBe('2026-11-21');
+	});
+});
+
+describe('the review window', () => {
+	it('runs from today to today + N days, both included', () => {
+		const window = reviewWindow('2026-11-21', 30);
+		expect(window).toEqual({ from: '2026-11-21', to: '2026-12-21' });
+		expect(isInWindow(window, '2026-11-21')).toBe(true);
+		expect(isInWindow(window, '2026-12-21')).toBe(true);
+		expect(isInWindow(window, '2026-12-22')).toBe(false);
+	});
+
+	it('leaves out overdue dates, missing dates and anything that is not a date', () => {
+		const window = reviewWindow('2026-11-21', 30);
+		expect(isInWindow(window, '2026-11-20')).toBe(false);
+		expect(isInWindow(window, undefined)).toBe(false);
+		expect(isInWindow(window, null)).toBe(false);
+		expect(isInWindow(window, '2026-11-25T00:00:00Z')).toBe(false);
+	});
+
+	it('counts days across months and leap years', () => {
+		expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
+		expect(addDays('2027-02-28', 1)).toBe('2027-03-01');
+		expect(addDays('2026-12-31', 30)).toBe('2027-01-30');
+	});
+});
+
+describe('DueMemory', () => {
+	const window = reviewWindow('2026-11-21', 30);
+
+	it('emits a client once when its date is in the window, again only when the date changes', () => {
+		const memory = new DueMemory();
+		expect(memory.observe('c1', '2026-12-01', window)).toBe(true);
+		expect(memory.observe('c1', '2026-12-01', window)).toBe(false); // modified, same date
+		expect(memory.observe('c1', '2026-12-05', window)).toBe(true); // date changed
+		expect(memory.observe('c1', '2026-12-01', window)).toBe(true); // and back
+	});
+
+	it('forgets a client whose date leaves the window, so coming back is a change', () => {
+		const memory = new DueMemory();
+		memory.observe('c1', '2026-12-01', window);
+		expect(memory.observe('c1', '2027-06-01', window)).toBe(false);
+		expect(memory.size).toBe(0);
+		expect(memory.observe('c1', '2026-12-01', window)).toBe(true);
+		memory.observe('c1', null, window);
+		expect(memory.size).toBe(0);
+	});
+
+	it('forgets dates that have passed', () => {
+		const memory = new DueMemory();
+		memory.observe('c1', '2026-11-21', window);
+		memory.observe('c2', '2026-11-22', window);
+		memory.forgetBefore('2026-11-22');
+		expect(memory.size).toBe(1);
+		expect(memory.observe('c2', '2026-11-22', reviewWindow('2026-11-22', 30))).toBe(false);
+	});
+
+	it('survives a round trip through static data at about 8 bytes per client in the window', () => {
+		const memory = new DueMemory();
+		for (let i = 0; i < 3_000; i++) {
+			memory.observe(`client-${i}`, addDays('2026-11-21', i % 31), window);
+		}
+		const json = JSON.stringify(memory.encode());
+		const decoded = DueMemory.decode(JSON.parse(json));
+		expect(decoded?.size).toBe(3_000);
+		expect(decoded?.observe('client-7', addDays('2026-11-21', 7), window)).toBe(false);
+		expect(decoded?.observe('client-7', addDays('2026-11-21', 8), window)).toBe(true);
+		// 8 characters per client plus '"YYYY-MM-DD":"",' per date.
+		expect(json.length).toBeLessThanOrEqual(3_000 * 8 + 31 * 16 + 2);
+	});
+
+	it('rejects static data it did not write', () => {
+		expect(DueMemory.decode('x')).toBeUndefined();
+		expect(DueMemory.decode({ tomorrow: 'abcdefgh' })).toBeUndefined();
+		expect(DueMemory.decode({ '2026-11-22': 'abc' })).toBeUndefined();
+	});
+});

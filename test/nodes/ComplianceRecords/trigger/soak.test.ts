@@ -1,0 +1,156 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { useSandbox } from '../../../helpers/sandbox';
+import { clientIds, createClient, createTriggerPoller, pageHookProxy, touchClient } from '../../../helpers/trigger';
+
+/*
+ * A randomized soak of Client Created or Modified against the sandbox's own change log:
+ * 30 polls over 3,000 random changes (edits, AML determinations, new clients), bursts with a
+ * frozen clock (ties), changes written while a poll pages, and faults injected before or
+ * part-way through a poll (500, 503, 429, a response slower than the poll's budget). The
+ * service's clock moves a minute between polls, as an "Every Minute" poll would see it.
+ *
+ * Definitions, over the changes made after activation (the sandbox's `changes()`):
+ * - repeated: the same client emitted twice with the same lastModifiedAt;
+ * - phantom: an emitted (client, lastModifiedAt) that is not in the change log;
+ * - lost: a change (client, t) for which no successful poll, up to and including the first
+ *   successful one that started after the change, emitted that client with a lastModifiedAt
+ *   >= t (a change made while a poll pages may come with that poll or the next; a change
+ *   superseded by a later one of the same client is covered by the later one's emission).
+ * A failed poll emits nothing. Every successful poll leaves a few KB of static data at most.
+ */
+
+const POLLS = 30;
+const CHANGES = 3_000;
+const BUDGET_MS = 1_200;
+
+const { sandbox } = useSandbox({ clients: 1_000, controls: true, seed: 'soak' });
+
+function random(seed: number) {
+	let state = seed;
+	const next = () => {
+		state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+		return state / 2 ** 31;
+	};
+	return { next, int: (below: number) => Math.floor(next() * below), chance: (p: number) => next() < p };
+}
+
+interface PollRecord {
+	/** The change log's length when the poll started: changes before it are older. */
+	startedAt: number;
+	succeeded: boolean;
+	emitted: IDataObject[];
+}
+
+it('loses no change and repeats none over 30 polls and 3,000 random changes', async () => {
+	const service = sandbox();
+	const rng = random(20261122);
+	const ids = await clientIds(service);
+	const proxy = await pageHookProxy(service);
+	let serviceOffsetMs = 0;
+	let created = 0;
+
+	const change = async () => {
+		const roll = rng.next();
+		if (roll < 0.05) {
+			const client = await createClient(service, `Soak ${++created}`);
+			ids.push(client.id as string);
+		} else if (roll < 0.2) {
+			service.completeAmlDetermination(ids[rng.int(ids.length)], 'NORMAL');
+		} else {
+			await touchClient(service, ids[rng.int(ids.length)]);
+		}
+	};
+	const fault = () =>
+		rng.chance(0.15)
+			? { delayMs: BUDGET_MS + 800 }
+			: { status: ([500, 503, 429] as const)[rng.int(3)], retryAfterSeconds: 1 };
+
+	try {
+		const poller = createTriggerPoller({
+			parameters: { event: 'clientModified' },
+			credentials: proxy.credentials(),
+			budgetMs: BUDGET_MS,
+		});
+		expect(await poller.poll()).toEqual([]);
+		const activatedAt = service.changes().length;
+
+		// Burst sizes adding up to 3,000 (mid-poll writes come on top); the large ones take two
+		// pages to list, so writes and faults can land between pages.
+		const weights = Array.from({ length: POLLS }, () => (rng.chance(0.4) ? 3 + rng.next() : 0.2 + rng.next() * 0.6));
+		const total = weights.reduce((sum, weight) => sum + weight, 0);
+		const bursts = weights.map((weight) => Math.round((weight / total) * CHANGES));
+		bursts[POLLS - 1] += CHANGES - bursts.reduce((sum, size) => sum + size, 0);
+
+		const polls: PollRecord[] = [];
+		let maxStateBytes = 0;
+		let failures = 0;
+		let midPollWrites = 0;
+		const runPoll = async () => {
+			const record: PollRecord = { startedAt: service.changes().length, succeeded: false, emitted: [] };
+			polls.push(record);
+			try {
+				record.emitted = await poller.poll();
+				record.succeeded = true;
+				maxStateBytes = Math.max(maxStateBytes, JSON.stringify(poller.saved()).length);
+			} catch {
+				failures++;
+			}
+			service.clearFaults();
+		};
+
+		for (const burst of bursts) {
+			serviceOffsetMs += 60_000;
+			service.setClock({ offsetMs: serviceOffsetMs });
+			const tied = rng.chance(0.3);
+			if (tied) service.setClock({ frozenAt: service.now() });
+			for (let i = 0; i < burst; i++) await change();
+			if (tied) service.setClock({ frozenAt: null });
+
+			const failPartWay = rng.chance(0.25);
+			if (rng.chance(0.15)) service.injectFaults({ count: 1, path: '/clients', ...fault() });
+			proxy.onLaterPage(async () => {
+				if (rng.chance(0.6)) {
+					for (let i = 1 + rng.int(15); i > 0; i--, midPollWrites++) await change();
+				}
+				if (failPartWay) service.injectFaults({ count: 1, path: '/clients', ...fault() });
+			});
+			await runPoll();
+		}
+		proxy.onLaterPage(() => undefined);
+		await runPoll(); // two quiet polls: whatever the last ones left is emitted now
+		await runPoll();
+
+		const changes = service.changes().slice(activatedAt);
+		const emissions = polls.flatMap((poll, index) =>
+			poll.emitted.map((item) => ({ key: `${item.id}@${item.lastModifiedAt}`, id: item.id, at: String(item.lastModifiedAt), poll: index })),
+		);
+
+		const repeated = emissions.length - new Set(emissions.map((emission) => emission.key)).size;
+		const logged = new Set(changes.map((change) => `${change.clientId}@${change.lastModifiedAt}`));
+		const phantoms = emissions.filter((emission) => !logged.has(emission.key));
+		const lost = changes.filter((change, index) => {
+			const position = activatedAt + index;
+			const deadline = polls.findIndex((poll) => poll.succeeded && poll.startedAt > position);
+			return !emissions.some(
+				(emission) =>
+					emission.id === change.clientId &&
+					emission.at >= change.lastModifiedAt &&
+					(deadline === -1 || emission.poll <= deadline),
+			);
+		});
+
+		console.log(
+			`soak: ${changes.length} changes (${midPollWrites} while paging), ${emissions.length} emitted, ` +
+				`${failures} failed polls, largest burst ${Math.max(...bursts)}, largest saved state ${maxStateBytes} bytes`,
+		);
+		expect(changes.length).toBe(CHANGES + midPollWrites);
+		expect(midPollWrites).toBeGreaterThan(0);
+		expect(failures).toBeGreaterThan(2);
+		expect(polls.filter((poll) => !poll.succeeded).every((poll) => poll.emitted.length === 0)).toBe(true);
+		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
+		expect(maxStateBytes).toBeLessThan(6_000);
+	} finally {
+		await proxy.close();
+	}
+});
