@@ -2,7 +2,7 @@
 // `npm start` and `npm run test:e2e` (so `.ci/run` too) use it; `tsx scripts/n8n-install.ts`
 // installs ahead of time. Needs Node 22+ on PATH: run it under scripts/with-env.sh.
 //
-// Two workarounds for the npm registry n8n installs from (see the README's Compatibility):
+// Two workarounds for the npm registry n8n installs from (see CONTRIBUTING.md, The demo):
 // - linkedom is pinned to 0.18.14: 0.18.15 depends on a package the registry lacks;
 // - dependencies are installed with --ignore-scripts (the Kafka client's install script
 //   downloads C libraries and fails), then only the native addons n8n loads are rebuilt.

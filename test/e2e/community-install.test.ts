@@ -1,5 +1,5 @@
 /**
- * The package installed the way its users install it (README, "Installing in n8n"): the files
+ * The package installed the way its users install it (README, "Installation"): the files
  * npm publishes, in `<n8n user folder>/.n8n/nodes/node_modules`, where Settings → Community
  * Nodes and a manual `npm install` put it. n8n then types its nodes with the package's name
  * (`n8n-nodes-compliance-records.complianceRecords`), as the shipped examples do, and they must
