@@ -13,4 +13,5 @@ export const firmDescription: INodeProperties[] = [
 			routing: get.routing,
 		},
 	]),
+	...get.description,
 ];
