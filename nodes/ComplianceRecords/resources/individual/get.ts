@@ -15,7 +15,7 @@ export const routing = recordRouting({
 export const individualIdField = recordIdField(
 	'Individual ID',
 	'individualId',
-	"The individual's ID: a client's Entity ID when its category is Individual",
+	"The individual's ID; for a client of category Individual, the client's entity ID",
 );
 
 export const description = forOperation('individual', 'get', [individualIdField, simplifyField]);
