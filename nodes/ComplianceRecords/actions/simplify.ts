@@ -58,7 +58,6 @@ function clientTail(client: IDataObject): Flat {
 	return {
 		referenceNumber: textOrNull(client.referenceNumber),
 		lastModifiedAt: textOrNull(client.lastModifiedAt),
-		entityId: idOf(client.entity),
 	};
 }
 

@@ -46,7 +46,6 @@ const flatClient = (client: FullClient) => ({
 	businessUnit: client.businessUnit?.name ?? null,
 	referenceNumber: client.referenceNumber ?? null,
 	lastModifiedAt: client.lastModifiedAt,
-	entityId: client.entity.id,
 });
 
 /** An address as the flat records write it: its non-empty lines, in letter order, on one line. */
@@ -238,5 +237,33 @@ describe('Simplify', () => {
 			},
 		]);
 		expect(sandbox().requests()).toHaveLength(1);
+	});
+	it('makes what an AI agent reads several times smaller (the README quotes these figures)', async () => {
+		const [client] = await fullClients();
+		const measured: Array<[string, INodeParameters]> = [
+			['Client > Get Many, 50 clients', { resource: 'client', operation: 'getAll', limit: 50 }],
+			['Client > Get, 1 client', { resource: 'client', operation: 'get', clientId: client.id }],
+			['Individual > Get Many, 50', { resource: 'individual', operation: 'getAll', limit: 50 }],
+			['Organisation > Get Many, 50', { resource: 'organisation', operation: 'getAll', limit: 50 }],
+			['Firm > Get', { resource: 'firm', operation: 'get' }],
+		];
+		// What n8n hands an agent or an MCP client: the output items' JSON as one array.
+		const bytes = async (parameters: INodeParameters, simplify: boolean) => {
+			const result = await run({ ...parameters, simplify });
+			expect(result.error).toBeUndefined();
+			return Buffer.byteLength(JSON.stringify(result.json));
+		};
+		const rows: Array<[string, number, number]> = [];
+		for (const [label, parameters] of measured) {
+			rows.push([label, await bytes(parameters, false), await bytes(parameters, true)]);
+		}
+		console.log(
+			['Output | full bytes | simplified bytes | simplified/full']
+				.concat(rows.map(([label, full, flat]) => `${label} | ${full} | ${flat} | ${Math.round((100 * flat) / full)} %`))
+				.join('\n'),
+		);
+		const [clientList, oneClient] = rows;
+		expect(clientList[2]).toBeLessThan(clientList[1] / 2);
+		expect(oneClient[2]).toBeLessThan(oneClient[1] / 4);
 	});
 });
