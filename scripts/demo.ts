@@ -1,5 +1,6 @@
 // Fills a running n8n with what the demo needs: the owner login, credentials that point at the
-// sandbox, and the example workflows, published. `npm start` and the end-to-end tests use it.
+// sandbox (and the bearer token that guards the MCP example), and the example workflows,
+// published. `npm start` and the end-to-end tests use it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -20,6 +21,10 @@ const EXAMPLES_FILES_DIR = '/home/node/.n8n-files';
 
 export const API_KEY_CREDENTIAL = 'Compliance Records sandbox (API key)';
 export const OAUTH2_CREDENTIAL = 'Compliance Records sandbox (OAuth2)';
+const MCP_TRIGGER = '@n8n/n8n-nodes-langchain.mcpTrigger';
+
+/** The Bearer Auth credential of the MCP example's trigger: MCP clients must send its token. */
+export const MCP_TOKEN_CREDENTIAL = 'Compliance Records MCP token';
 
 /** The parts of a started sandbox the demo needs. */
 export interface SandboxEndpoints {
@@ -53,15 +58,17 @@ export interface ImportedWorkflow {
 }
 
 export interface DemoSetup {
-	credentials: { apiKey: string; oAuth2: string };
+	credentials: { apiKey: string; oAuth2: string; mcpToken: string };
 	examples: ImportedWorkflow[];
+	/** The production URLs of the MCP Server Triggers of the examples. */
+	mcpUrls: string[];
 }
 
 /** Signs in (creating the owner on first run), then creates or refreshes credentials and examples. */
 export async function provisionDemo(
 	n8n: N8n,
 	sandbox: SandboxEndpoints,
-	options: { filesDir: string },
+	options: { filesDir: string; mcpToken: string },
 ): Promise<DemoSetup> {
 	await n8n.rest.signInOwner(DEMO_OWNER);
 	const credentials = {
@@ -76,18 +83,25 @@ export async function provisionDemo(
 			authServerUrl: sandbox.authUrl,
 			clientId: sandbox.oauthClientId,
 		}),
+		mcpToken: await saveCredential(n8n, MCP_TOKEN_CREDENTIAL, 'httpBearerAuth', { token: options.mcpToken }),
 	};
 	const examples: ImportedWorkflow[] = [];
+	const mcpUrls: string[] = [];
 	for (const file of exampleFiles()) {
 		const workflow = adaptExample(readExample(file), {
 			filesDir: options.filesDir,
 			apiKeyCredential: { id: credentials.apiKey, name: API_KEY_CREDENTIAL },
+			mcpTokenCredential: { id: credentials.mcpToken, name: MCP_TOKEN_CREDENTIAL },
 		});
 		const id = await publishWorkflow(n8n, workflow);
 		examples.push({ id, name: workflow.name, file });
+		for (const node of workflow.nodes.filter((candidate) => candidate.type === MCP_TRIGGER)) {
+			mcpUrls.push(`${n8n.url}/mcp/${String(node.parameters.path)}`);
+		}
 	}
-	return { credentials, examples };
+	return { credentials, examples, mcpUrls };
 }
+
 
 function exampleFiles(): string[] {
 	return readdirSync(EXAMPLES_DIR)
@@ -102,11 +116,16 @@ export function readExample(file: string): WorkflowJson {
 /**
  * Turns a shipped example into what this n8n runs: node types of the package loaded from the
  * custom folder (`CUSTOM.` instead of the package name, which is what an install from
- * Settings → Community Nodes gives), the demo's files folder, and the sandbox's credential.
+ * Settings → Community Nodes gives), the demo's files folder, the sandbox's credential, and the
+ * demo's bearer token on MCP Server Triggers.
  */
 function adaptExample(
 	workflow: WorkflowJson,
-	options: { filesDir: string; apiKeyCredential: { id: string; name: string } },
+	options: {
+		filesDir: string;
+		apiKeyCredential: { id: string; name: string };
+		mcpTokenCredential: { id: string; name: string };
+	},
 ): WorkflowJson {
 	const nodes = workflow.nodes.map((node) => {
 		const adapted: WorkflowNode = JSON.parse(
@@ -116,6 +135,7 @@ function adaptExample(
 			adapted.type = `CUSTOM.${node.type.slice(PACKAGE_NAME.length + 1)}`;
 			adapted.credentials = { complianceRecordsApi: options.apiKeyCredential };
 		}
+		if (node.type === MCP_TRIGGER) adapted.credentials = { httpBearerAuth: options.mcpTokenCredential };
 		return adapted;
 	});
 	return { ...workflow, nodes };

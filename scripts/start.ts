@@ -3,10 +3,12 @@
 //   2. starts the sandbox of the service with 500 demo clients;
 //   3. installs a real n8n once (cached outside the repo, reused afterwards);
 //   4. starts n8n with this package loaded, its data in .n8n-demo/;
-//   5. creates the owner login, credentials for the sandbox and the example workflows.
+//   5. creates the owner login, credentials for the sandbox and the example workflows, among
+//      them an MCP server for AI assistants, guarded by a bearer token kept in .n8n-demo/.
 // Ctrl-C stops n8n and the sandbox.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox } from 'compliance-records-sandbox';
@@ -21,6 +23,7 @@ const projectRoot = resolve(__dirname, '..');
 const demoFolder = join(projectRoot, '.n8n-demo');
 const filesDir = join(demoFolder, 'files');
 const n8nLog = join(demoFolder, 'n8n.log');
+const mcpTokenFile = join(demoFolder, 'mcp-token');
 
 const step = (text: string) => console.log(`\n▸ ${text}`);
 
@@ -75,8 +78,9 @@ async function main(): Promise<void> {
 		await n8n.ready();
 
 		step('Creating the owner login, credentials for the sandbox and the example workflows');
-		await provisionDemo(n8n, sandbox, { filesDir });
-		printWelcome(n8n.url, sandbox, Date.now() - startedAt);
+		const mcpToken = demoMcpToken();
+		const demo = await provisionDemo(n8n, sandbox, { filesDir, mcpToken });
+		printWelcome(n8n.url, sandbox, { urls: demo.mcpUrls, token: mcpToken }, Date.now() - startedAt);
 	} catch (error) {
 		await stopAll();
 		throw error;
@@ -89,9 +93,21 @@ async function main(): Promise<void> {
 	process.exit(1);
 }
 
+/**
+ * The bearer token MCP clients send to the MCP example: made at random on the first start and
+ * kept in .n8n-demo/, so a connected assistant keeps working after a restart.
+ */
+function demoMcpToken(): string {
+	if (existsSync(mcpTokenFile)) return readFileSync(mcpTokenFile, 'utf8').trim();
+	const token = randomBytes(24).toString('base64url');
+	writeFileSync(mcpTokenFile, `${token}\n`, { mode: 0o600 });
+	return token;
+}
+
 function printWelcome(
 	editorUrl: string,
 	sandbox: { baseUrl: string; authUrl: string; apiKey: string; oauthClientId: string },
+	mcp: { urls: string[]; token: string },
 	elapsedMs: number,
 ): void {
 	console.log(`
@@ -105,6 +121,11 @@ Ready in ${formatDuration(elapsedMs)}.
   Credentials  "${API_KEY_CREDENTIAL}" and "${OAUTH2_CREDENTIAL}"
                (for OAuth2, open the credential and click "Connect my account")
 
+  MCP server   ${mcp.urls.join('\n               ')}
+               for AI assistants (MCP clients); send the header
+               Authorization: Bearer ${mcp.token}
+               (the token is kept in ${mcpTokenFile})
+
 What to try first:
   1. Open the form of the onboarding example, ${editorUrl}/form/client-onboarding,
      and onboard a client: the workflow creates it in the sandbox.
@@ -114,6 +135,8 @@ What to try first:
      ${join(filesDir, 'compliance-review-alerts.log')}
   3. In a new workflow, add the "Compliance Records" node: pick Client → Get Many, or create a
      client and watch the Partner and Services lists fill from the sandbox.
+  4. Connect an AI assistant to the MCP server above and ask it "which clients have a review
+     due in the next 30 days?" (README: Using with AI agents).
 
 Press Ctrl-C to stop n8n and the sandbox.`);
 }

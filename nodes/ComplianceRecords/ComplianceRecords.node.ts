@@ -18,7 +18,8 @@ export class ComplianceRecords implements INodeType {
 			dark: 'file:../../icons/complianceRecords.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		// 1.1 adds Simplify, on by default; nodes of version 1 keep their full output. New nodes get 1.1.
+		version: [1, 1.1],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Create, read and update AML client records in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records' },

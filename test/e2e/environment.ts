@@ -4,6 +4,7 @@
  * demo: owner, credentials, the example workflows published. Tests reach both over HTTP, and
  * run workflows with `n8n execute`.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -33,6 +34,8 @@ export interface E2eContext {
 		otherFirm: { id: string; apiKey: string };
 	};
 	demo: DemoSetup;
+	/** The bearer token the MCP example's trigger requires. */
+	mcpToken: string;
 	/** A published Client Created or Modified trigger of the other firm, watched by trigger.test.ts. */
 	probe: { workflowId: string; apiKey: string };
 	/** When the examples and the probe were published (ms since epoch). */
@@ -69,7 +72,8 @@ export async function startEnvironment(): Promise<void> {
 		const { sandbox } = running;
 		running.n8n = N8n.launch(n8nOptions);
 		await running.n8n.ready();
-		const demo = await provisionDemo(running.n8n, sandbox, { filesDir: n8nOptions.filesDir });
+		const mcpToken = randomBytes(24).toString('base64url');
+		const demo = await provisionDemo(running.n8n, sandbox, { filesDir: n8nOptions.filesDir, mcpToken });
 		const probe = await publishProbe(running.n8n.rest, sandbox);
 		const context: E2eContext = {
 			n8nUrl: running.n8n.url,
@@ -82,6 +86,7 @@ export async function startEnvironment(): Promise<void> {
 				otherFirm: { id: sandbox.otherFirm.id, apiKey: sandbox.otherFirm.apiKey },
 			},
 			demo,
+			mcpToken,
 			probe,
 			publishedAt: Date.now(),
 		};

@@ -23,14 +23,24 @@ export interface NodeUnderTest {
 	nodeTypes?: TestNodeTypes;
 	/** The node's "On Error: Continue" setting. */
 	continueOnFail?: boolean;
+	/**
+	 * The node's version (typeVersion); 1 unless given. Version 1.1, what a node added in the
+	 * editor gets, has Simplify on by default.
+	 */
+	typeVersion?: number;
 }
 
-export function nodeUnderTest({ parameters, nodeType = new ComplianceRecords(), continueOnFail }: NodeUnderTest): INode {
+export function nodeUnderTest({
+	parameters,
+	nodeType = new ComplianceRecords(),
+	continueOnFail,
+	typeVersion = 1,
+}: NodeUnderTest): INode {
 	return {
 		id: 'node-under-test',
 		name: nodeType.description.defaults.name ?? nodeType.description.displayName,
 		type: nodeTypeName(nodeType),
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		parameters,
 		credentials: nodeCredentials(),

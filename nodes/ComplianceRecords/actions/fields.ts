@@ -1,8 +1,10 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { BUSINESS_UNIT, firmReferenceInBody, MANAGER, PARTNER, SERVICE, type FirmReference } from './firm';
 import {
 	birthInBody,
+	blankFieldsLeftOut,
 	clearedFieldsInBody,
 	dateInBody,
 	emailInBody,
@@ -117,45 +119,87 @@ export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 }
 
 
-function firmPicker(displayName: string, name: string, loadOptionsMethod: string, purpose: string): INodeProperties {
+/** A dropdown of the firm's partners, managers or business units; by expression, a name or an ID. */
+function firmPicker(
+	collection: string,
+	reference: FirmReference,
+	displayName: string,
+	loadOptionsMethod: string,
+	purpose: string,
+): INodeProperties {
 	return {
 		displayName,
-		name,
+		name: reference.field,
 		type: 'options',
 		typeOptions: { loadOptionsMethod },
 		default: '',
-		description: `${purpose}. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
-		routing: toBody(name),
+		description: `${purpose}; by expression, a name or an ID. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+		routing: { send: { ...toBody(reference.field).send, preSend: [firmReferenceInBody(collection, reference)] } },
 	};
 }
 
 /**
  * A client's assignments and references, with the API's names: the same fields are optional on
- * create and on update. Partner, manager, business unit and services come from the firm record.
+ * create (in `collection` Additional Fields) and on update (Update Fields). Partner, manager,
+ * business unit and services come from the firm record.
  */
-export const clientAssignmentFields: INodeProperties[] = [
-	firmPicker('Business Unit Name or ID', 'businessUnitId', 'getBusinessUnits', 'The business unit handling the client'),
-	firmPicker('Manager Name or ID', 'managerId', 'getManagers', "The client's manager"),
-	dateField('Next Review Date', 'nextReviewDate', 'nextReviewDate', 'When the client is next due for review'),
-	firmPicker('Partner Name or ID', 'partnerId', 'getPartners', 'The partner responsible for the client'),
-	textField('Reference Number', 'referenceNumber', 'referenceNumber', {
-		description: "The firm's own reference for the client; unique within the firm",
-	}),
-	{
-		displayName: 'Service Names or IDs',
-		name: 'serviceIds',
-		type: 'multiOptions',
-		typeOptions: { loadOptionsMethod: 'getServices' },
-		default: [],
-		description:
-			'The services the firm provides to the client. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		routing: { send: { ...toBody('serviceIds').send, preSend: [idListInBody('serviceIds')] } },
-	},
-];
+export function clientAssignmentFields(collection: string): INodeProperties[] {
+	return [
+		firmPicker(collection, BUSINESS_UNIT, 'Business Unit Name or ID', 'getBusinessUnits', 'The business unit handling the client'),
+		firmPicker(collection, MANAGER, 'Manager Name or ID', 'getManagers', "The client's manager"),
+		dateField('Next Review Date', 'nextReviewDate', 'nextReviewDate', 'When the client is next due for review'),
+		firmPicker(collection, PARTNER, 'Partner Name or ID', 'getPartners', 'The partner responsible for the client'),
+		textField('Reference Number', 'referenceNumber', 'referenceNumber', {
+			description: "The firm's own reference for the client; unique within the firm",
+		}),
+		{
+			displayName: 'Service Names or IDs',
+			name: SERVICE.field,
+			type: 'multiOptions',
+			typeOptions: { loadOptionsMethod: 'getServices' },
+			default: [],
+			description:
+				'The services the firm provides to the client; by expression, names or IDs, as a list or separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			routing: {
+				send: {
+					...toBody(SERVICE.field).send,
+					preSend: [idListInBody(SERVICE.field), firmReferenceInBody(collection, SERVICE)],
+				},
+			},
+		},
+	];
+}
+
+/** The body paths that a collection's fields are sent to. */
+function bodyPathsOf(fields: INodeProperties[]): string[] {
+	return fields.flatMap((field) => {
+		const property = field.routing?.send?.property;
+		return typeof property === 'string' ? [property] : [];
+	});
+}
+
+/** A collection of optional fields ("Add Field"): only the fields added and not blank are sent. */
+export function optionalFields(
+	displayName: string,
+	name: string,
+	options: INodeProperties[],
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options,
+		routing: { send: { preSend: [blankFieldsLeftOut(bodyPathsOf(options))] } },
+		...extra,
+	};
+}
 
 /**
- * The Update Fields of an update: only the fields added are sent, and "Fields to Clear" sends the
- * chosen nullable fields as null.
+ * The Update Fields of an update: only the fields added and not blank are sent, and "Fields to
+ * Clear" sends the chosen nullable fields as null.
  */
 export function updateFieldsCollection(fields: INodeProperties[], clearable: ClearableFields): INodeProperties {
 	return {
@@ -175,7 +219,9 @@ export function updateFieldsCollection(fields: INodeProperties[], clearable: Cle
 				description: 'Fields to empty on the service (sent as null). A field cannot be both set and cleared.',
 			},
 		]),
-		routing: { send: { preSend: [clearedFieldsInBody('updateFields', clearable)] } },
+		routing: {
+			send: { preSend: [blankFieldsLeftOut(bodyPathsOf(fields)), clearedFieldsInBody('updateFields', clearable)] },
+		},
 	};
 }
 
@@ -199,3 +245,16 @@ export const pagingFields: INodeProperties[] = [
 	},
 ];
 
+
+/**
+ * Simplify (n8n's convention), from version 1.1 on: on by default in new nodes; nodes of version
+ * 1, which had no Simplify, keep their full output.
+ */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+	displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
+};

@@ -1,5 +1,6 @@
 import type {
 	DeclarativeRestApiSettings,
+	IDataObject,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHttpRequestMethods,
@@ -15,6 +16,7 @@ import { serviceError } from '../transport/errors';
 import { pages, type ListPage } from '../transport/paging';
 import { credentialTypeFor, type Authentication } from '../transport/authentication';
 import { applyServiceRules, credentialSecrets, SERVICE_HEADERS } from '../transport/request';
+import { isSimplifyOn, simplifyOutput, simplifyRecord, type RecordKind } from './simplify';
 import { checkId, checkLimit } from './validation';
 
 /**
@@ -87,55 +89,77 @@ interface OperationRouting {
 	path: string;
 	/** For operations on one record: its label and the parameter holding its ID. */
 	record?: RecordParameter;
+	/** The flat record the operation outputs with Simplify on. */
+	simplify: RecordKind;
 }
 
 /**
  * Routing of an operation answering one record (`{ data: record }`): one output item. Its
  * fields add their own checks (preSend) after these.
  */
-export function recordRouting({ method, path, record }: OperationRouting): INodePropertyRouting {
+export function recordRouting({ method, path, record, simplify }: OperationRouting): INodePropertyRouting {
 	return {
 		request: { method, url: path },
 		send: {
 			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
 		output: {
-			postReceive: [checkServiceResponse(record), { type: 'rootProperty', properties: { property: 'data' } }],
+			postReceive: [
+				checkServiceResponse(record),
+				{ type: 'rootProperty', properties: { property: 'data' } },
+				simplifyOutput(simplify),
+			],
 		},
 	};
 }
 
 /**
+ * Which records of a list to keep, decided by the node's parameters before the first page (so
+ * their mistakes are reported before any request); undefined keeps every record.
+ */
+export type ListFilter = (this: IExecuteSingleFunctions) => ((record: IDataObject) => boolean) | undefined;
+
+/**
  * The `pagination` of every Get Many operation, run by n8n's declarative routing: Return All or
  * Limit decide how many records; each page is requested through n8n (`makeRoutingRequest`) and
- * every record becomes one output item.
+ * every record kept becomes one output item, flat with Simplify on. With a filter that the
+ * service cannot apply, every page is of the largest size and paging stops once Limit records
+ * have passed the filter.
  */
-async function paginateByCursor(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	const wanted = this.getNodeParameter('returnAll', false)
-		? Infinity
-		: checkLimit(this.getNodeParameter('limit', 50), { node: this.getNode(), itemIndex: this.getItemIndex() });
-	const query = { ...requestData.options.qs };
-	const items: INodeExecutionData[] = [];
-	const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
-		requestData.options.qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
-		const [response] = await this.makeRoutingRequest(requestData);
-		return response.json as unknown as ListPage;
+function paginateByCursor(kind: RecordKind, filter?: ListFilter) {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		const wanted = this.getNodeParameter('returnAll', false)
+			? Infinity
+			: checkLimit(this.getNodeParameter('limit', 50), { node: this.getNode(), itemIndex: this.getItemIndex() });
+		const keep = filter?.call(this);
+		const simplify = isSimplifyOn(this);
+		const query = { ...requestData.options.qs };
+		const items: INodeExecutionData[] = [];
+		const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
+			requestData.options.qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
+			const [response] = await this.makeRoutingRequest(requestData);
+			return response.json as unknown as ListPage;
+		};
+		paging: for await (const { records } of pages(fetchPage, { wanted: keep ? Infinity : wanted })) {
+			for (const record of records) {
+				if (keep && !keep(record)) continue;
+				items.push({ json: simplify ? (simplifyRecord(kind, record) as IDataObject) : record });
+				if (items.length >= wanted) break paging;
+			}
+		}
+		return items;
 	};
-	for await (const { records } of pages(fetchPage, { wanted })) {
-		for (const json of records) items.push({ json });
-	}
-	return items;
 }
 
-/** Routing of a Get Many operation: cursor paging, one output item per record. */
-export function listRouting(path: string): INodePropertyRouting {
+/** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
+export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
 	return {
 		request: { method: 'GET', url: path },
 		send: { paginate: true, preSend: [prepareServiceRequest] },
 		output: { postReceive: [checkServiceResponse()] },
-		operations: { pagination: paginateByCursor },
+		operations: { pagination: paginateByCursor(kind, filter) },
 	};
 }

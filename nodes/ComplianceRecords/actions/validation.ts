@@ -159,6 +159,27 @@ function bodyField(path: string, convert: (value: unknown, at: InputPosition) =>
 	};
 }
 
+/**
+ * Optional fields left blank are not sent: an expression that gave nothing (as `$fromAI()` does
+ * for an argument the model left out) means "no value", and the service refuses empty strings.
+ * To empty a field on the service, an update has Fields to Clear.
+ */
+export function blankFieldsLeftOut(bodyPaths: string[]): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const body = requestOptions.body as IDataObject;
+		for (const path of bodyPaths) {
+			const value = readAt(body, path);
+			if (typeof value === 'string' && value.trim() === '') {
+				const keys = path.split('.');
+				const last = keys.pop() as string;
+				const parent = keys.length > 0 ? (readAt(body, keys.join('.')) as IDataObject) : body;
+				delete parent[last];
+			}
+		}
+		return requestOptions;
+	};
+}
+
 export const dateInBody = (path: string, label: string) =>
 	bodyField(path, (value, at) => checkDate(value, label, at));
 

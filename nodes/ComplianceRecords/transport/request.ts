@@ -2,6 +2,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
+	IExecuteSingleFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
@@ -108,14 +109,14 @@ export function credentialSecrets(credentials: ICredentialDataDecryptedObject): 
 	);
 }
 
-type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+type ServiceContext = IExecuteFunctions | IExecuteSingleFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 function authenticationOf(context: ServiceContext): Authentication {
-	// Only IExecuteFunctions reads parameters per item; authentication is the same for all.
+	// IExecuteFunctions reads parameters per item; authentication is the same for all.
 	const value =
-		'getInputData' in context
+		'getInputData' in context && !('getItemIndex' in context)
 			? context.getNodeParameter('authentication', 0, 'apiKey')
-			: context.getNodeParameter('authentication', 'apiKey');
+			: (context as IExecuteSingleFunctions).getNodeParameter('authentication', 'apiKey');
 	return value as Authentication;
 }
 
@@ -141,7 +142,8 @@ function httpStatusOf(error: unknown): number | undefined {
 /**
  * Sends one request with the credential chosen in the node's `authentication` parameter and
  * returns the response body; failures become the same errors the declarative operations give.
- * For code paths n8n's declarative routing does not cover: the trigger and dropdown loaders.
+ * For code paths n8n's declarative routing does not cover: the trigger, dropdown loaders and the
+ * firm record that names given by expression are looked up in.
  */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<IDataObject> {
 	const node = this.getNode();

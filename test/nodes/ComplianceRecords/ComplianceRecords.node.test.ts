@@ -10,8 +10,8 @@ const { description } = node;
 const nodeDir = join(__dirname, '../../../nodes/ComplianceRecords');
 
 /** The parameters n8n keeps (and the editor shows) for these values, defaults filled in. */
-const shown = (values: INodeParameters) =>
-	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion: 1 }, description) ?? {};
+const shown = (values: INodeParameters, typeVersion = 1) =>
+	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
 
 const optionValues = (property: INodeProperties | undefined) =>
 	(property?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
@@ -47,6 +47,22 @@ describe('Compliance Records node description', () => {
 		['firm', 'get', {}],
 	])('%s > %s shows exactly its fields', (resource, operation, fields) => {
 		expect(shown({ resource, operation })).toEqual({ authentication: 'apiKey', resource, operation, ...fields });
+	});
+
+	it.each([
+		['client', 'create'],
+		['client', 'get'],
+		['client', 'getAll'],
+		['client', 'update'],
+		['individual', 'get'],
+		['individual', 'getAll'],
+		['individual', 'update'],
+		['organisation', 'getAll'],
+		['firm', 'get'],
+	])('%s > %s: version 1.1 (new nodes) has Simplify, on; version 1 (saved workflows) has none', (resource, operation) => {
+		expect(description.version).toEqual([1, 1.1]);
+		expect(shown({ resource, operation }, 1.1)).toMatchObject({ simplify: true });
+		expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
 	});
 
 	it('Return All hides Limit', () => {

@@ -6,13 +6,15 @@ import {
 	byDisplayName,
 	clientAssignmentFields,
 	forOperation,
+	optionalFields,
 	personOptionalFields,
+	simplifyField,
 	textField,
 } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
-export const routing = recordRouting({ method: 'POST', path: '/clients' });
+export const routing = recordRouting({ method: 'POST', path: '/clients', simplify: 'client' });
 
 const forEntity = (...entityTypes: string[]): IDisplayOptions => ({ show: { entityType: entityTypes } });
 
@@ -85,43 +87,28 @@ const properties: INodeProperties[] = [
 		routing: { send: { type: 'body', property: 'entity.type' } },
 		displayOptions: forEntity('organisation'),
 	},
-	{
-		displayName: 'Individual Fields',
-		name: 'individualFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: personOptionalFields('entity.'),
+	optionalFields('Individual Fields', 'individualFields', personOptionalFields('entity.'), {
 		displayOptions: forEntity('individual'),
-	},
-	{
-		displayName: 'Sole Trader Fields',
-		name: 'soleTraderFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: byDisplayName([
+	}),
+	optionalFields(
+		'Sole Trader Fields',
+		'soleTraderFields',
+		byDisplayName([
 			textField('Trading Name', 'tradingName', 'entity.tradingName'),
 			...personOptionalFields('entity.individual.'),
 		]),
-		displayOptions: forEntity('sole_trader'),
-	},
-	{
-		displayName: 'Company Fields',
-		name: 'companyFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [addressField('Trading Address', 'tradingAddress', 'entity.tradingAddress')],
-		displayOptions: forEntity('import_uk_company'),
-	},
-	{
-		displayName: 'Organisation Fields',
-		name: 'organisationFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
+		{ displayOptions: forEntity('sole_trader') },
+	),
+	optionalFields(
+		'Company Fields',
+		'companyFields',
+		[addressField('Trading Address', 'tradingAddress', 'entity.tradingAddress')],
+		{ displayOptions: forEntity('import_uk_company') },
+	),
+	optionalFields(
+		'Organisation Fields',
+		'organisationFields',
+		[
 			textField('Identifying Number', 'identifyingNumber', 'entity.identifyingNumber', {
 				description: "The organisation's own identifying number (it is not in the company registry)",
 			}),
@@ -129,16 +116,10 @@ const properties: INodeProperties[] = [
 			textField('Sub-Type', 'subType', 'entity.subType', { placeholder: 'e.g. Charitable trust' }),
 			addressField('Trading Address', 'tradingAddress', 'entity.tradingAddress'),
 		],
-		displayOptions: forEntity('organisation'),
-	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: clientAssignmentFields,
-	},
+		{ displayOptions: forEntity('organisation') },
+	),
+	optionalFields('Additional Fields', 'additionalFields', clientAssignmentFields('additionalFields')),
+	simplifyField,
 ];
 
 export const description = forOperation('client', 'create', properties);

@@ -1,12 +1,16 @@
-import { forOperation, recordIdField } from '../../actions/fields';
+import { forOperation, recordIdField, simplifyField } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 
 /** The client an operation is about: named in "not found" errors. */
 export const clientRecord = { label: 'Client', idParameter: 'clientId' };
 
 /** GET /clients/{id}: the full client, with its entity, assignments and services. */
-export const routing = recordRouting({ method: 'GET', path: '/clients', record: clientRecord });
+export const routing = recordRouting({ method: 'GET', path: '/clients', record: clientRecord, simplify: 'client' });
 
-export const clientIdField = recordIdField('Client ID', 'clientId', "The client's ID in the service");
+export const clientIdField = recordIdField(
+	'Client ID',
+	'clientId',
+	"The client's ID, as in the ID field of Get Many or Create output",
+);
 
-export const description = forOperation('client', 'get', [clientIdField]);
+export const description = forOperation('client', 'get', [clientIdField, simplifyField]);

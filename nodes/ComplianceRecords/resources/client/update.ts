@@ -1,12 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../actions/fields';
+import { clientAssignmentFields, forOperation, simplifyField, updateFieldsCollection } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 import type { ClearableFields } from '../../actions/validation';
 import { clientIdField, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
-export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord });
+export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord, simplify: 'client' });
 
 /** The client fields the service lets an update set to null (spec §4.1). */
 const clearable: ClearableFields = [
@@ -21,7 +21,7 @@ const properties: INodeProperties[] = [
 	clientIdField,
 	updateFieldsCollection(
 		[
-			...clientAssignmentFields,
+			...clientAssignmentFields('updateFields'),
 			{
 				displayName: 'Status',
 				name: 'status',
@@ -36,6 +36,7 @@ const properties: INodeProperties[] = [
 		],
 		clearable,
 	),
+	simplifyField,
 ];
 
 export const description = forOperation('client', 'update', properties);

@@ -8,9 +8,10 @@ export const firmDescription: INodeProperties[] = [
 		{
 			name: 'Get',
 			value: 'get',
-			action: 'Get the firm',
+			action: "Get the firm's staff and services",
 			description: "Get the credential's firm: services, business units, staff and MLRO",
 			routing: get.routing,
 		},
 	]),
+	...get.description,
 ];

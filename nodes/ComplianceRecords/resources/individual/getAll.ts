@@ -1,7 +1,7 @@
-import { forOperation, pagingFields } from '../../actions/fields';
+import { forOperation, pagingFields, simplifyField } from '../../actions/fields';
 import { listRouting } from '../../actions/routing';
 
 /** GET /individuals: all pages or up to Limit. */
-export const routing = listRouting('/individuals');
+export const routing = listRouting('/individuals', 'individual');
 
-export const description = forOperation('individual', 'getAll', pagingFields);
+export const description = forOperation('individual', 'getAll', [...pagingFields, simplifyField]);

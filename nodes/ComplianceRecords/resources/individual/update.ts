@@ -1,10 +1,21 @@
-import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../actions/fields';
+import {
+	forOperation,
+	personOptionalFields,
+	simplifyField,
+	textField,
+	updateFieldsCollection,
+} from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 import type { ClearableFields } from '../../actions/validation';
 import { individualIdField, individualRecord } from './get';
 
 /** PATCH /individuals/{id}: only the fields given are sent. */
-export const routing = recordRouting({ method: 'PATCH', path: '/individuals', record: individualRecord });
+export const routing = recordRouting({
+	method: 'PATCH',
+	path: '/individuals',
+	record: individualRecord,
+	simplify: 'individual',
+});
 
 /** The individual fields the service lets an update set to null (spec §4.3). */
 const clearable: ClearableFields = [
@@ -24,4 +35,5 @@ export const description = forOperation('individual', 'update', [
 		],
 		clearable,
 	),
+	simplifyField,
 ]);

@@ -1,7 +1,7 @@
-import { forOperation, pagingFields } from '../../actions/fields';
+import { forOperation, pagingFields, simplifyField } from '../../actions/fields';
 import { listRouting } from '../../actions/routing';
 
 /** GET /organisations: all pages or up to Limit. */
-export const routing = listRouting('/organisations');
+export const routing = listRouting('/organisations', 'organisation');
 
-export const description = forOperation('organisation', 'getAll', pagingFields);
+export const description = forOperation('organisation', 'getAll', [...pagingFields, simplifyField]);

@@ -8,7 +8,7 @@ export const organisationDescription: INodeProperties[] = [
 		{
 			name: 'Get Many',
 			value: 'getAll',
-			action: 'Get many organisations',
+			action: 'Get many organisations (companies, trusts)',
 			description: 'List organisations',
 			routing: getAll.routing,
 		},

@@ -193,6 +193,21 @@ describe('Client > Create', () => {
 		});
 	});
 
+	it('leaves out optional fields that are blank, as $fromAI() gives an argument left out', async () => {
+		const run = await create({
+			status: 'PROSPECT',
+			entityType: 'individual',
+			firstName: 'Ada',
+			lastName: 'Lovelace',
+			individualFields: { email: '={{ "" }}', middleName: ' ' },
+			additionalFields: { nextReviewDate: '={{ "" }}', partnerId: '={{ "" }}', referenceNumber: '' },
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(sandbox().requests()).toHaveLength(1); // no firm record read for a blank partner
+		expectPosted({ status: 'PROSPECT', entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
+	});
+
 	it('creates one client per input item, fields mapped with expressions', async () => {
 		const run = await create(
 			{ status: 'PROSPECT', entityType: 'individual', firstName: '={{ $json.first }}', lastName: '={{ $json.last }}' },

@@ -66,3 +66,104 @@ describe('Client > Get Many', () => {
 		expect(sandbox().requests()).toEqual([]);
 	});
 });
+
+describe('Client > Get Many, filter Review Due Within (Days)', () => {
+	// More than one page of 200, so that the cost of reading the firm shows in the requests.
+	const large = useSandbox({ clients: 450 });
+	const DAY_MS = 86_400_000;
+	const dateIn = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
+
+	const getMany = (parameters: IDataObject) =>
+		runNode({
+			credentials: large.credentials(),
+			parameters: { resource: 'client', operation: 'getAll', ...parameters },
+			timezone: 'UTC',
+		});
+
+	async function everyClient(): Promise<IDataObject[]> {
+		const clients: IDataObject[] = [];
+		let cursor: string | undefined;
+		do {
+			const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(
+				large.sandbox(),
+				`/clients?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+			);
+			clients.push(...page.data);
+			cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
+		} while (cursor);
+		large.sandbox().clearRequests();
+		return clients;
+	}
+
+	const reviewDate = (client: IDataObject) => String(client.nextReviewDate ?? '');
+
+	it('keeps the clients whose review is due from today to N days ahead, reading every page', async () => {
+		const clients = await everyClient();
+		const [today, last] = [dateIn(0), dateIn(30)];
+
+		const run = await getMany({ returnAll: true, filters: { reviewDueWithinDays: 30 } });
+
+		expect(run.error).toBeUndefined();
+		const due = clients.filter((client) => reviewDate(client) >= today && reviewDate(client) <= last);
+		expect(due.length).toBeGreaterThan(3);
+		expect(run.json).toEqual(due);
+		expect(large.sandbox().requests().map((request) => request.query.limit)).toEqual(['200', '200', '200']);
+	});
+
+	it('with Include Overdue also keeps the reviews already past', async () => {
+		const overdue = (await everyClient())[10];
+		const patched = await fetch(`${large.sandbox().baseUrl}/clients/${String(overdue.id)}`, {
+			method: 'PATCH',
+			headers: { authorization: `Bearer ${large.sandbox().apiKey}`, 'accept-version': '1.0.0', 'content-type': 'application/json' },
+			body: JSON.stringify({ nextReviewDate: dateIn(-3) }),
+		});
+		expect(patched.status).toBe(200);
+		const clients = await everyClient();
+		const last = dateIn(7);
+
+		const run = await getMany({ returnAll: true, filters: { reviewDueWithinDays: 7, includeOverdue: true } });
+
+		expect(run.error).toBeUndefined();
+		const due = clients.filter((client) => client.nextReviewDate !== undefined && reviewDate(client) <= last);
+		expect(due.some((client) => reviewDate(client) < dateIn(0))).toBe(true);
+		expect(run.json).toEqual(due);
+	});
+
+	it('stops reading pages once Limit clients are due, and asks for full pages meanwhile', async () => {
+		const clients = await everyClient();
+		const due = clients.filter((client) => reviewDate(client) >= dateIn(0) && reviewDate(client) <= dateIn(60));
+		const firstPageDue = due.filter((client) => clients.indexOf(client) < 200).length;
+
+		const run = await getMany({ limit: firstPageDue, filters: { reviewDueWithinDays: 60 } });
+
+		expect(run.error).toBeUndefined();
+		expect(run.json).toEqual(due.slice(0, firstPageDue));
+		expect(large.sandbox().requests().map((request) => request.query.limit)).toEqual(['200']);
+	});
+
+	it('applies Modified Since in the service and the review filter in the node', async () => {
+		const clients = await everyClient();
+		const since = clients.map((client) => String(client.lastModifiedAt)).sort()[400];
+
+		const run = await getMany({ returnAll: true, filters: { sinceModifiedAt: since, reviewDueWithinDays: 365 } });
+
+		expect(run.error).toBeUndefined();
+		expect(run.json).toEqual(
+			clients.filter(
+				(client) => String(client.lastModifiedAt) >= since && reviewDate(client) >= dateIn(0) && reviewDate(client) <= dateIn(365),
+			),
+		);
+		expect(large.sandbox().requests()).toHaveLength(1);
+	});
+
+	it.each([
+		['a negative number of days', { reviewDueWithinDays: -1 }, 'Review Due Within (Days) must be a whole number of days, 0 or more (got -1)'],
+		['a fraction of a day', { reviewDueWithinDays: 1.5 }, 'Review Due Within (Days) must be a whole number of days, 0 or more (got 1.5)'],
+		['Include Overdue alone', { includeOverdue: true }, 'Include Overdue needs Review Due Within (Days)'],
+	])('refuses %s before any request', async (_case, filters, message) => {
+		const run = await getMany({ filters });
+
+		expect(run.error?.message).toBe(message);
+		expect(large.sandbox().requests()).toEqual([]);
+	});
+});

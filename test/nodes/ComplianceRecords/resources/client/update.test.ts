@@ -69,13 +69,15 @@ describe('Client > Update', () => {
 		});
 	});
 
-	it('takes service IDs from an expression as a comma-separated list', async () => {
+	it('takes service IDs from an expression as a comma-separated list, checked against the firm record', async () => {
 		const { ids, firm } = await setUp();
 
 		const run = await update(ids[2], { serviceIds: `={{ "${firm.services[0].id}, ${firm.services[1].id}" }}` });
 
 		expect(run.error).toBeUndefined();
-		expect(sandbox().requests()[0].body).toEqual({ serviceIds: [firm.services[0].id, firm.services[1].id] });
+		const requests = sandbox().requests();
+		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /firm', `PATCH /clients/${ids[2]}`]);
+		expect(requests[1].body).toEqual({ serviceIds: [firm.services[0].id, firm.services[1].id] });
 	});
 
 	it('sets the fields chosen in Fields to Clear to null', async () => {
@@ -98,9 +100,19 @@ describe('Client > Update', () => {
 		expect(run.json[0]).not.toHaveProperty('nextReviewDate');
 	});
 
+	it('leaves out update fields that are blank, and clears only with Fields to Clear', async () => {
+		const { ids } = await setUp();
+
+		const run = await update(ids[1], { nextReviewDate: '={{ "" }}', referenceNumber: ' ', clearFields: ['managerId'] });
+
+		expect(run.error).toBeUndefined();
+		expect(sandbox().requests()[0].body).toEqual({ managerId: null });
+	});
+
 	it.each([
 		['a field both set and cleared', { referenceNumber: 'R-1', clearFields: ['referenceNumber'] }, 'Reference Number is both set and cleared'],
 		['no field at all', {}, 'Nothing to update'],
+		['only blank fields', { nextReviewDate: '={{ "" }}' }, 'Nothing to update'],
 		['a next review date that is not YYYY-MM-DD', { nextReviewDate: '31/01/2027' }, 'Next Review Date must be a date in the form YYYY-MM-DD'],
 		['a next review date that does not exist', { nextReviewDate: '2027-02-30' }, 'Next Review Date is not a real date'],
 	])('refuses %s before sending anything', async (_case, updateFields, message) => {

@@ -1,0 +1,269 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../../../helpers';
+import { serviceGet, useSandbox } from '../../../helpers/sandbox';
+
+const { sandbox, credentials } = useSandbox({ clients: 60 });
+
+/** A node added in the editor today: version 1.1, whose Simplify is on unless turned off. */
+const run = (parameters: INodeParameters, typeVersion = 1.1) =>
+	runNode({ credentials: credentials(), parameters, typeVersion });
+
+const stored = async <T = IDataObject>(path: string) => (await serviceGet<{ data: T }>(sandbox(), path)).data;
+
+interface Reference {
+	id: string;
+	name: string;
+}
+
+interface FullClient extends IDataObject {
+	id: string;
+	name: string;
+	category: string;
+	state: string;
+	amlDeterminationStatus: string;
+	lastModifiedAt: string;
+	entity: { id: string };
+	referenceNumber?: string;
+	nextReviewDate?: string;
+	lastAmlDetermination?: { riskLevel: string };
+	partner?: Reference;
+	manager?: Reference;
+	businessUnit?: Reference;
+}
+
+/** The flat record of a full client, field by field as the README lists it. */
+const flatClient = (client: FullClient) => ({
+	id: client.id,
+	name: client.name,
+	category: client.category,
+	state: client.state,
+	amlDeterminationStatus: client.amlDeterminationStatus,
+	riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
+	nextReviewDate: client.nextReviewDate ?? null,
+	partner: client.partner?.name ?? null,
+	manager: client.manager?.name ?? null,
+	businessUnit: client.businessUnit?.name ?? null,
+	referenceNumber: client.referenceNumber ?? null,
+	lastModifiedAt: client.lastModifiedAt,
+});
+
+/** An address as the flat records write it: its non-empty lines, in letter order, on one line. */
+const oneLine = (address: unknown) => {
+	if (!address) return null;
+	const lines = ['line1', 'line2', 'city', 'county', 'postcode', 'country'].map((key) => (address as IDataObject)[key]);
+	return lines.filter((line) => typeof line === 'string' && line !== '').join(', ') || null;
+};
+
+async function fullClients(): Promise<FullClient[]> {
+	const list = await stored<Array<{ id: string }>>('/clients?limit=60');
+	const clients = await Promise.all(list.map((item) => stored<FullClient>(`/clients/${item.id}`)));
+	sandbox().clearRequests();
+	return clients;
+}
+
+describe('Simplify', () => {
+	it('a version 1 node keeps the full output: it has no Simplify', async () => {
+		const [client] = await fullClients();
+
+		const result = await run({ resource: 'client', operation: 'get', clientId: client.id }, 1);
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([client]);
+	});
+
+	it('a version 1.1 node outputs the full client with Simplify turned off', async () => {
+		const [client] = await fullClients();
+
+		const result = await run({ resource: 'client', operation: 'get', clientId: client.id, simplify: false });
+
+		expect(result.json).toEqual([client]);
+	});
+
+	it('Client > Get: a flat client with partner, manager and business unit by name, one request', async () => {
+		const clients = await fullClients();
+		const complete = clients.find(
+			(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
+		)!;
+		const sparse = clients.find((client) => !client.partner && !client.lastAmlDetermination)!;
+
+		const results = [
+			await run({ resource: 'client', operation: 'get', clientId: complete.id }),
+			await run({ resource: 'client', operation: 'get', clientId: sparse.id }),
+		];
+
+		expect(results.map((result) => result.error)).toEqual([undefined, undefined]);
+		expect(results.map((result) => result.json)).toEqual([[flatClient(complete)], [flatClient(sparse)]]);
+		expect(results[0].json[0]).toMatchObject({ partner: expect.stringMatching(/^\w+ \w+$/), riskLevel: expect.any(String) });
+		expect(results[1].json[0]).toMatchObject({ partner: null, riskLevel: null });
+		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${complete.id}`, `/clients/${sparse.id}`]);
+	});
+
+	it('Client > Get Many: flat list items, without the partner, manager and business unit a list item lacks', async () => {
+		const listItems = await stored<Array<FullClient>>('/clients?limit=50');
+		sandbox().clearRequests();
+
+		const result = await run({ resource: 'client', operation: 'getAll' });
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual(
+			listItems.map((client) => {
+				const { partner, manager, businessUnit, ...flat } = flatClient(client);
+				expect([partner, manager, businessUnit]).toEqual([null, null, null]); // not in list items
+				return flat;
+			}),
+		);
+		expect(sandbox().requests()).toHaveLength(1);
+	});
+
+	it('Client > Create and Update output the flat client', async () => {
+		const firm = await stored<{ staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean }> }>('/firm');
+		const partner = firm.staff.find((member) => member.isPartner)!;
+
+		const created = await run({
+			resource: 'client',
+			operation: 'create',
+			status: 'PROSPECT',
+			entityType: 'individual',
+			firstName: 'Jane',
+			lastName: 'Doe',
+			additionalFields: { nextReviewDate: '2027-01-31' },
+		});
+		const id = String(created.json[0]?.id);
+		const updated = await run({
+			resource: 'client',
+			operation: 'update',
+			clientId: id,
+			updateFields: { partnerId: partner.id },
+		});
+
+		expect([created.error, updated.error]).toEqual([undefined, undefined]);
+		const client = await stored<FullClient>(`/clients/${id}`);
+		expect(updated.json).toEqual([flatClient(client)]);
+		expect(created.json).toEqual([{ ...flatClient(client), partner: null, lastModifiedAt: expect.any(String) }]);
+		expect(created.json[0]).toMatchObject({ name: 'Jane Doe', state: 'PROSPECT', nextReviewDate: '2027-01-31' });
+		expect(updated.json[0].partner).toBe(`${partner.firstName} ${partner.lastName}`);
+	});
+
+	it('Individual > Get, Get Many and Update: name, email, date of birth, address on one line, client ID', async () => {
+		const individuals = await stored<IDataObject[]>('/individuals?limit=60');
+		const withYearOnly = individuals.find((individual) => (individual.birth as IDataObject)?.day === undefined && individual.birth)!;
+		const full = individuals.find(
+			(individual) => individual.middleName && (individual.birth as IDataObject)?.day && individual.residentialAddress && individual.client,
+		)!;
+		sandbox().clearRequests();
+
+		const got = await run({ resource: 'individual', operation: 'get', individualId: full.id as string });
+		const many = await run({ resource: 'individual', operation: 'getAll', limit: 60 });
+		const updated = await run({
+			resource: 'individual',
+			operation: 'update',
+			individualId: withYearOnly.id as string,
+			updateFields: { email: 'changed@example.com' },
+		});
+
+		expect([got.error, many.error, updated.error]).toEqual([undefined, undefined, undefined]);
+		const birth = full.birth as { day: number; month: number; year: number };
+		expect(got.json).toEqual([
+			{
+				id: full.id,
+				name: `${full.firstName} ${full.middleName} ${full.lastName}`,
+				email: full.email ?? null,
+				dateOfBirth: `${birth.year}-${String(birth.month).padStart(2, '0')}-${String(birth.day).padStart(2, '0')}`,
+				residentialAddress: oneLine(full.residentialAddress),
+				clientId: (full.client as IDataObject).id,
+			},
+		]);
+		expect(many.json).toHaveLength(individuals.length);
+		expect(many.json.map((individual) => Object.keys(individual))).toEqual(
+			individuals.map(() => ['id', 'name', 'email', 'dateOfBirth', 'residentialAddress', 'clientId']),
+		);
+		expect(updated.json).toEqual([
+			expect.objectContaining({
+				id: withYearOnly.id,
+				email: 'changed@example.com',
+				dateOfBirth: String((withYearOnly.birth as IDataObject).year),
+			}),
+		]);
+	});
+
+	it('Organisation > Get Many: type, company number, registered address on one line, client ID', async () => {
+		const organisations = await stored<IDataObject[]>('/organisations?limit=5');
+		sandbox().clearRequests();
+
+		const result = await run({ resource: 'organisation', operation: 'getAll', limit: 5 });
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual(
+			organisations.map((organisation) => ({
+				id: organisation.id,
+				name: organisation.name,
+				organisationType: organisation.organisationType,
+				companyNumber: organisation.companyNumber ?? null,
+				identifyingNumber: organisation.identifyingNumber ?? null,
+				registeredAddress: oneLine(organisation.registeredAddress),
+				clientId: (organisation.client as IDataObject | undefined)?.id ?? null,
+			})),
+		);
+	});
+
+	it("Firm > Get: the MLRO, partners, managers, reviewers, staff, business units and services by name", async () => {
+		const firm = await stored<{
+			id: string;
+			name: string;
+			mlroStaffId: string;
+			staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean; isReviewer: boolean }>;
+			businessUnits: Reference[];
+			services: Reference[];
+		}>('/firm');
+		sandbox().clearRequests();
+		const named = (members: typeof firm.staff) => members.map((member) => `${member.firstName} ${member.lastName}`);
+		const mlro = firm.staff.find((member) => member.id === firm.mlroStaffId)!;
+
+		const result = await run({ resource: 'firm', operation: 'get' });
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([
+			{
+				id: firm.id,
+				name: firm.name,
+				mlro: `${mlro.firstName} ${mlro.lastName}`,
+				partners: named(firm.staff.filter((member) => member.isPartner)),
+				managers: named(firm.staff.filter((member) => member.isManager)),
+				reviewers: named(firm.staff.filter((member) => member.isReviewer)),
+				staff: named(firm.staff),
+				businessUnits: firm.businessUnits.map((unit) => unit.name),
+				services: firm.services.map((service) => service.name),
+			},
+		]);
+		expect(sandbox().requests()).toHaveLength(1);
+	});
+	it('makes what an AI agent reads several times smaller (the README quotes these figures)', async () => {
+		const [client] = await fullClients();
+		const measured: Array<[string, INodeParameters]> = [
+			['Client > Get Many, 50 clients', { resource: 'client', operation: 'getAll', limit: 50 }],
+			['Client > Get, 1 client', { resource: 'client', operation: 'get', clientId: client.id }],
+			['Individual > Get Many, 50', { resource: 'individual', operation: 'getAll', limit: 50 }],
+			['Organisation > Get Many, 50', { resource: 'organisation', operation: 'getAll', limit: 50 }],
+			['Firm > Get', { resource: 'firm', operation: 'get' }],
+		];
+		// What n8n hands an agent or an MCP client: the output items' JSON as one array.
+		const bytes = async (parameters: INodeParameters, simplify: boolean) => {
+			const result = await run({ ...parameters, simplify });
+			expect(result.error).toBeUndefined();
+			return Buffer.byteLength(JSON.stringify(result.json));
+		};
+		const rows: Array<[string, number, number]> = [];
+		for (const [label, parameters] of measured) {
+			rows.push([label, await bytes(parameters, false), await bytes(parameters, true)]);
+		}
+		console.log(
+			['Output | full bytes | simplified bytes | simplified/full']
+				.concat(rows.map(([label, full, flat]) => `${label} | ${full} | ${flat} | ${Math.round((100 * flat) / full)} %`))
+				.join('\n'),
+		);
+		const [clientList, oneClient] = rows;
+		expect(clientList[2]).toBeLessThan(clientList[1] / 2);
+		expect(oneClient[2]).toBeLessThan(oneClient[1] / 4);
+	});
+});
