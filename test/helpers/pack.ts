@@ -38,7 +38,9 @@ export async function pack(): Promise<Packed> {
 		// A junction needs no privileges on Windows; elsewhere it is a plain symlink.
 		symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'junction');
 
-		await npm(['pack', '--silent', '--pack-destination', temporary], checkout);
+		// Explicitly not a dry run: `npm publish --dry-run` runs these tests (prepublishOnly) and
+		// passes its dry run on to the npm commands they start.
+		await npm(['pack', '--silent', '--dry-run=false', '--pack-destination', temporary], checkout);
 		const tarball = readdirSync(temporary).find((name) => name.endsWith('.tgz'));
 		if (!tarball) throw new Error(`npm pack left no tarball in ${temporary}`);
 		// A relative name: Git for Windows' tar reads "C:" in an absolute one as a host name.
