@@ -22,7 +22,11 @@ const workflows = readdirSync(folder).sort();
 
 /** actionlint's findings on each workflow (a file of the folder, or a text at a path in it), as "line:column message [kind]". */
 async function lint(files: Array<{ file: string; text?: string }>): Promise<string[][]> {
-	const request = files.map(({ file, text }) => ({ path: join(folder, file), text: text ?? readFileSync(join(folder, file), 'utf8') }));
+	const request = files.map(({ file, text }) => ({
+		// With forward slashes, as the linter's own command line passes paths (on Windows too).
+		path: join(folder, file).split('\\').join('/'),
+		text: text ?? readFileSync(join(folder, file), 'utf8'),
+	}));
 	const pending = promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'test', 'helpers', 'actionlint.cjs')]);
 	pending.child.stdin?.end(JSON.stringify(request));
 	return (JSON.parse((await pending).stdout) as Finding[][]).map((findings) =>
