@@ -1,5 +1,7 @@
 // The rules `n8n-node lint` (@n8n/node-cli) applies to community packages, with their
 // plugins as direct dev dependencies; the sandbox, tests and scripts get the TypeScript rules.
+// What is shipped is linted at least as strictly as n8n's verification scanner lints it
+// (test/package/scan.test.ts checks): the same files, the same rules, inline disables ignored.
 import js from '@eslint/js';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import { globalIgnores } from 'eslint/config';
@@ -9,6 +11,9 @@ import n8nNodesPlugin from 'eslint-plugin-n8n-nodes-base';
 import tseslint from 'typescript-eslint';
 
 const communityNodes = n8nCommunityNodesPlugin.configs.recommended;
+
+// The files n8n's scanner lints in a package's source (its SOURCE_FILE_PATTERNS).
+const shipped = ['package.json', '{nodes,credentials}/**/*.{js,ts,json}'];
 
 export default tseslint.config(
 	globalIgnores(['dist', 'node_modules', 'coverage', '.n8n-demo', 'test-artifacts']),
@@ -25,9 +30,12 @@ export default tseslint.config(
 		},
 	},
 	{
-		// What n8n loads: no dependencies, no Node built-ins (n8n Cloud's rules).
-		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		// What n8n loads: no dependencies, no Node built-ins, no console (n8n Cloud's rules).
+		// The scanner ignores eslint-disable comments, so they have no effect here either.
+		files: shipped,
 		extends: [communityNodes],
+		rules: { 'no-console': 'error' },
+		linterOptions: { noInlineConfig: true },
 	},
 	{
 		plugins: { 'n8n-nodes-base': n8nNodesPlugin },
@@ -36,18 +44,19 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['package.json'],
-		extends: [communityNodes],
-		rules: {
-			...n8nNodesPlugin.configs.community.rules,
-		},
+		// package.json and the codex files (*.node.json), parsed as the scanner parses them.
+		files: ['package.json', '{nodes,credentials}/**/*.json'],
 		languageOptions: {
 			parser: tseslint.parser,
 			parserOptions: { extraFileExtensions: ['.json'] },
 		},
 	},
 	{
-		files: ['./credentials/**/*.ts'],
+		files: ['package.json'],
+		rules: n8nNodesPlugin.configs.community.rules,
+	},
+	{
+		files: ['credentials/**/*.ts'],
 		rules: {
 			...n8nNodesPlugin.configs.credentials.rules,
 			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
@@ -55,7 +64,7 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['./nodes/**/*.ts'],
+		files: ['nodes/**/*.ts'],
 		rules: {
 			...n8nNodesPlugin.configs.nodes.rules,
 			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
