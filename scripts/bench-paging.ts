@@ -116,6 +116,7 @@ async function fetchLoop(service: Service): Promise<LoopResult> {
 /** The same pages through n8n's request helper, with the options the node's requests carry. */
 async function n8nHelperLoop(service: Service): Promise<LoopResult> {
 	const http = Container.get(OutboundHttp).requests();
+	const execution = new AbortController(); // n8n passes every request its execution's cancel signal
 	const records: ClientListItem[] = [];
 	let cursor: string | undefined;
 	do {
@@ -129,6 +130,7 @@ async function n8nHelperLoop(service: Service): Promise<LoopResult> {
 			ignoreHttpStatusErrors: true,
 			returnFullResponse: true,
 			timeout: 300_000,
+			abortSignal: execution.signal,
 		})) as { statusCode: number; body: ListPage };
 		if (response.statusCode !== 200) throw new Error(`GET /clients answered ${response.statusCode}`);
 		records.push(...response.body.data);
