@@ -1,22 +1,26 @@
 /**
  * Get Many > Return All through n8n's engine, against a bare `fetch` loop over the same pages.
  *
- * Three loops read every client of a firm, pages of 200, the cursor passed back as received,
+ * Four loops read every client of a firm, pages of 200, the cursor passed back as received,
  * stopping at an empty page or one without a next_cursor:
- * - engine: the Compliance Records node in n8n-core's engine (WorkflowExecute, RoutingNode;
- *   test/helpers runNode), every record one output item, as a workflow run gives them;
- * - n8n helper: n8n's own request helper (what httpRequestWithAuthentication ends in), with
- *   the options and headers the node sends, and nothing of the node or the engine around it:
- *   the part of the difference that is n8n's HTTP client, which no node can change;
+ * - engine: the Compliance Records node's Get Many > Return All in n8n-core's engine
+ *   (WorkflowExecute, RoutingNode; test/helpers runNode), every record one output item, at
+ *   version 1, whose items are the records as the service sends them, as `fetch` reads them;
+ * - engine, Simplify: the same at version 1.1, Simplify on (its default): flat records;
+ * - n8n helper: n8n's own request helper (what httpRequestWithAuthentication ends in) with
+ *   the options and headers the node's requests carry, and nothing of the node or the engine
+ *   around it: the part of the difference that is n8n's HTTP client, which no node can change;
  * - fetch: Node's `fetch` with the same headers.
  *
  * The sandbox runs in a process of its own, as the service is remote to a real n8n: its work
  * and its garbage collection cannot land in one loop's time and not another's, and it answers
- * every loop the same pages. The loops run in this process, after a warm-up each, in an order
- * that rotates from run to run. The table gives medians: wall-clock time, this process's CPU
- * time (the sandbox's excluded), and the heap the loop's result holds (after a full GC).
+ * every loop the same pages. Each run times the four loops one after the other, in this
+ * process, in an order that rotates from run to run; a warm-up of each comes first. Per loop:
+ * the median and best wall-clock time, the median of its time over the same run's `fetch`
+ * time, this process's CPU time (the sandbox's excluded), and the heap its result holds after a
+ * full GC (the output items, or the records).
  *
- * Run: npm run bench:paging [-- --clients 2000,20000 --runs 15]. CONTRIBUTING.md quotes it.
+ * Run: npm run bench:paging [-- --clients 2000,20000 --runs 25]. CONTRIBUTING.md quotes it.
  */
 import { OutboundHttp } from '@n8n/backend-network';
 import { Container } from '@n8n/di';
@@ -29,7 +33,7 @@ import { CredentialStore, runNode } from '../test/helpers';
 const { values } = parseArgs({
 	options: {
 		clients: { type: 'string', default: '2000,20000' },
-		runs: { type: 'string', default: '15' },
+		runs: { type: 'string', default: '25' },
 	},
 });
 const firmSizes = values.clients.split(',').map(Number);
@@ -140,17 +144,22 @@ async function n8nHelperLoop(service: Service): Promise<LoopResult> {
 }
 
 /** The node's Get Many > Return All in n8n's engine: the items it outputs. */
-async function engineLoop(service: Service): Promise<LoopResult> {
+async function engineRun(service: Service, typeVersion: number): Promise<LoopResult> {
 	const credentials = new CredentialStore({
 		complianceRecordsApi: { baseUrl: service.baseUrl, apiKey: service.apiKey },
 	});
-	const run = await runNode({ credentials, parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+	const run = await runNode({
+		credentials,
+		typeVersion,
+		parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+	});
 	if (run.error) throw run.error;
 	return { records: run.json as unknown as ClientListItem[], held: run.items };
 }
 
 const loops = [
-	{ name: 'engine', run: engineLoop },
+	{ name: 'engine', run: (service: Service) => engineRun(service, 1) },
+	{ name: 'engine, Simplify', run: (service: Service) => engineRun(service, 1.1) },
 	{ name: 'n8n helper', run: n8nHelperLoop },
 	{ name: 'fetch', run: fetchLoop },
 ];
@@ -176,7 +185,7 @@ async function measure(service: Service, loop: (service: Service) => Promise<Loo
 	const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
 	const { records } = result;
 	if (records.length !== clients || new Set(records.map((record) => record.id)).size !== clients) {
-		throw new Error(`${loop.name} read ${records.length} records of ${clients} clients`);
+		throw new Error(`A loop read ${records.length} records of ${clients} clients`);
 	}
 	result = undefined;
 	return { ms, cpuMs: (cpu.user + cpu.system) / 1000, heapMb, requests: await requestsReceived(service) } satisfies Measure;
@@ -188,10 +197,14 @@ const median = (numbers: number[]) => {
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-function table(header: string[], rows: string[][]): string {
+/** A markdown table, the columns in `left` aligned left, the others right. */
+function table(header: string[], rows: string[][], left: number[]): string {
 	const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-	const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padStart(widths[column])).join(' | ')} |`;
-	return [line(header), `|${widths.map((width) => `${'-'.repeat(width + 1)}:`).join('|')}|`, ...rows.map(line)].join('\n');
+	const pad = (cell: string, column: number) =>
+		left.includes(column) ? cell.padEnd(widths[column]) : cell.padStart(widths[column]);
+	const line = (cells: string[]) => `| ${cells.map(pad).join(' | ')} |`;
+	const rule = widths.map((width, column) => (left.includes(column) ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`));
+	return [line(header), `|${rule.join('|')}|`, ...rows.map(line)].join('\n');
 }
 
 async function main() {
@@ -203,48 +216,42 @@ async function main() {
 			const measures = new Map(loops.map((loop) => [loop.name, [] as Measure[]]));
 			for (const loop of loops) await measure(service, loop.run, clients); // warm-up: JIT, module state
 			for (let run = 0; run < runs; run++) {
-				// Each loop goes first, second and third equally often: none always follows another's garbage.
+				// Each loop goes first, second, ... equally often: none always follows another's garbage.
 				for (let turn = 0; turn < loops.length; turn++) {
 					const loop = loops[(run + turn) % loops.length];
 					measures.get(loop.name)?.push(await measure(service, loop.run, clients));
 				}
 			}
-			const all = [...measures.values()].flat();
-			const requests = new Set(all.map((m) => m.requests));
+			const requests = new Set([...measures.values()].flat().map((m) => m.requests));
 			if (requests.size !== 1) throw new Error(`The loops sent different numbers of requests: ${[...requests].join(', ')}`);
-			const of = (name: string, pick: (m: Measure) => number) => median((measures.get(name) ?? []).map(pick));
-			const [engine, helper, bare] = loops.map((loop) => of(loop.name, (m) => m.ms));
-			const cpu = loops.map((loop) => of(loop.name, (m) => m.cpuMs).toFixed(0)).join(' / ');
-			rows.push([
-				clients.toLocaleString('en'),
-				String([...requests][0]),
-				engine.toFixed(0),
-				helper.toFixed(0),
-				bare.toFixed(0),
-				`${(engine / bare).toFixed(2)}x`,
-				`${(helper / bare).toFixed(2)}x`,
-				cpu,
-				`${of('engine', (m) => m.heapMb).toFixed(1)} / ${of('fetch', (m) => m.heapMb).toFixed(1)}`,
-			]);
+			const fetched = measures.get('fetch') ?? [];
+			for (const loop of loops) {
+				const own = measures.get(loop.name) ?? [];
+				const ms = own.map((m) => m.ms);
+				// Each run's loops ran within a second or two of each other: their ratio is little
+				// moved by other work on the machine, which comes and goes over longer spans.
+				const ratio = median(own.map((m, run) => m.ms / fetched[run].ms));
+				rows.push([
+					clients.toLocaleString('en'),
+					String([...requests][0]),
+					loop.name,
+					median(ms).toFixed(0),
+					Math.min(...ms).toFixed(0),
+					`${ratio.toFixed(2)}x`,
+					median(own.map((m) => m.cpuMs)).toFixed(0),
+					median(own.map((m) => m.heapMb)).toFixed(1),
+				]);
+			}
 		} finally {
 			await stopService(service);
 		}
 	}
-	console.log(`Get Many > Return All, pages of 200: medians of ${runs} runs (sandbox in its own process)\n`);
+	console.log(`Get Many > Return All, pages of 200: ${runs} runs of each loop (sandbox in its own process)\n`);
 	console.log(
 		table(
-			[
-				'clients',
-				'requests',
-				'engine ms',
-				'n8n helper ms',
-				'fetch ms',
-				'engine ÷ fetch',
-				'n8n helper ÷ fetch',
-				'CPU ms engine / helper / fetch',
-				'heap MB engine / fetch',
-			],
+			['clients', 'requests', 'loop', 'median ms', 'best ms', '÷ fetch, median', 'CPU ms, median', 'heap MB, median'],
 			rows,
+			[2],
 		),
 	);
 }
