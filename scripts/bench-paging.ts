@@ -47,9 +47,10 @@ interface Service {
 
 /** The sandbox's CLI with `clients` clients and its test controls on, on free ports. */
 async function startService(clients: number): Promise<Service> {
+	const cli = require.resolve('compliance-records-sandbox/bin/compliance-records-sandbox.cjs');
 	const child = spawn(
-		'compliance-records-sandbox',
-		['--port', '0', '--auth-port', '0', '--clients', String(clients), '--controls', '--quiet'],
+		process.execPath,
+		[cli, '--port', '0', '--auth-port', '0', '--clients', String(clients), '--controls', '--quiet'],
 		{ stdio: ['ignore', 'pipe', 'inherit'] },
 	);
 	let output = '';
