@@ -7,9 +7,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import type { Authenticator, Caller } from './auth';
-import type { ControlTarget, Faults, RequestLog } from './controls';
+import type { ControlTarget, ErrorAnswer, Faults, RequestLog } from './controls';
 import { CONTROL_PREFIX, handleControl } from './controls';
-import { HttpError, badRequest, decodeComponent, jsonBody, notFound, queryObject, readBody, sendJson, tryParseJson } from './http';
+import {
+	HttpError,
+	INTERNAL_ERROR_MESSAGE,
+	badRequest,
+	decodeComponent,
+	jsonBody,
+	notFound,
+	queryObject,
+	readBody,
+	sendJson,
+	tryParseJson,
+} from './http';
 import type { Page } from './paging';
 import { Cursors, DEFAULT_LIMIT, MAX_LIMIT } from './paging';
 import type { Renderer } from './render';
@@ -86,12 +97,17 @@ export class Api {
 			headers: { ...req.headers },
 			body: undefined,
 		});
+		const logErrorAnswer = (answer: ErrorAnswer) => {
+			entry.status = answer.status;
+			entry.errorMessage = answer.message;
+		};
 		try {
 			const raw = await readBody(req);
 			entry.body = tryParseJson(raw);
 			const fault = this.faults.take(entry.path);
-			if (fault && (await this.faults.apply(fault, res, this.closing))) {
-				entry.status = fault.status;
+			const faultAnswer = fault && (await this.faults.apply(fault, res, this.closing));
+			if (faultAnswer) {
+				logErrorAnswer(faultAnswer);
 			} else {
 				const { status, body } = this.dispatch(req, url, routePath, raw);
 				sendJson(res, status, body);
@@ -103,10 +119,10 @@ export class Api {
 				return;
 			}
 			if (!(error instanceof HttpError)) {
-				entry.status = 500;
+				logErrorAnswer({ status: 500, message: INTERNAL_ERROR_MESSAGE });
 				throw error; // answered 500 and reported by the server's error guard
 			}
-			entry.status = error.status;
+			logErrorAnswer(error);
 			sendJson(res, error.status, { message: error.message }, error.headers);
 		} finally {
 			const elapsed = (performance.now() - started).toFixed(1);

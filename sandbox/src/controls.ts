@@ -26,6 +26,17 @@ export interface LoggedRequest {
 	body: unknown;
 	/** The status answered; undefined while the request is still being answered. */
 	status?: number;
+	/**
+	 * For an error answer (status 400 or more): the `message` it carried, exactly as sent. A test
+	 * can check that this reaches the user without repeating the sandbox's wording.
+	 */
+	errorMessage?: string;
+}
+
+/** An error as answered: its status and the `message` of its body. */
+export interface ErrorAnswer {
+	status: number;
+	message: string;
 }
 
 export class RequestLog {
@@ -98,14 +109,15 @@ export class Faults {
 		return { status: fault.status, retryAfterSeconds, delayMs: fault.delayMs };
 	}
 
-	/** Applies a fault: waits, then answers its status (true) or lets the request through (false). */
-	async apply(fault: Fault, res: ServerResponse, signal: AbortSignal): Promise<boolean> {
+	/** Applies a fault: waits, then answers its status (returning that answer) or lets the request through. */
+	async apply(fault: Fault, res: ServerResponse, signal: AbortSignal): Promise<ErrorAnswer | undefined> {
 		if (fault.delayMs) await sleep(fault.delayMs, undefined, { signal });
-		if (fault.status === undefined) return false;
+		if (fault.status === undefined) return undefined;
 		const headers: Record<string, string> =
 			fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
-		sendJson(res, fault.status, { message: FAULT_MESSAGES[fault.status] }, headers);
-		return true;
+		const answer = { status: fault.status, message: FAULT_MESSAGES[fault.status] };
+		sendJson(res, answer.status, { message: answer.message }, headers);
+		return answer;
 	}
 }
 

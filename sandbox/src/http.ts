@@ -12,6 +12,9 @@ export class HttpError extends Error {
 	}
 }
 
+/** What an unexpected error in the sandbox answers (status 500). */
+export const INTERNAL_ERROR_MESSAGE = 'Internal error in the sandbox';
+
 export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
 

@@ -14,7 +14,7 @@ import type { ClockSetting } from './clock';
 import { Clock } from './clock';
 import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from './controls';
 import { Faults, NotFoundError, RequestLog } from './controls';
-import { closeServer, listen, origin, sendJson } from './http';
+import { INTERNAL_ERROR_MESSAGE, closeServer, listen, origin, sendJson } from './http';
 import { Cursors } from './paging';
 import { Renderer } from './render';
 import { seedStore } from './seed';
@@ -199,7 +199,7 @@ function answerErrors(handler: (req: IncomingMessage, res: ServerResponse) => Pr
 	return (req: IncomingMessage, res: ServerResponse) => {
 		handler(req, res).catch((error) => {
 			console.error('Compliance Records sandbox: internal error', error);
-			sendJson(res, 500, { message: 'Internal error in the sandbox' });
+			sendJson(res, 500, { message: INTERNAL_ERROR_MESSAGE });
 		});
 	};
 }

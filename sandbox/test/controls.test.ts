@@ -129,6 +129,25 @@ describe('test controls', () => {
 			await control('DELETE', '/requests');
 			expect(sandbox.requests()).toEqual([]);
 		});
+
+		it('records the message of every error answer, exactly as sent, and none for a success', async () => {
+			sandbox.injectFaults({ count: 1, status: 429, path: '/firm' });
+			const replies = [
+				await api.get('/firm'),
+				await api.get('/firm'),
+				await api.get('/clients/nobody'),
+				await api.get('/clients?limit=0'),
+				await apiClient(sandbox, 'crs_not_a_key').get('/firm'),
+				await send(`${new URL(sandbox.baseUrl).origin}/elsewhere`),
+			];
+			const log = sandbox.requests();
+			expect(log.map((entry) => entry.status)).toEqual([429, 200, 404, 400, 401, 404]);
+			expect(log.map((entry) => entry.errorMessage)).toEqual(
+				replies.map((reply) => (reply.status >= 400 ? reply.body.message : undefined)),
+			);
+			expect(log.filter((entry) => entry.status !== 200).every((entry) => entry.errorMessage)).toBe(true);
+			expect((await control('GET', '/requests')).body.data).toEqual(log);
+		});
 	});
 
 	it('the change log is readable over HTTP', async () => {

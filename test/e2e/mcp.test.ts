@@ -295,7 +295,10 @@ describe('the AI assistant example, through a real MCP client', () => {
 	test('a service failure reaches the model as a tool error with the service\'s message', async () => {
 		await sandboxControl('POST', '/faults', { status: 500, path: '/firm', count: 1 });
 
-		expect(await toolError('Firm_staff_and_services', {})).toMatch(/The service failed to process the request \(HTTP 500\)/);
+		const failure = await toolError('Firm_staff_and_services', {});
+		const answered = (await sandboxRequests()).findLast((request) => request.path === '/firm' && request.status === 500);
+		expect(answered?.errorMessage).toEqual(expect.any(String));
+		expect(failure).toContain(`The service failed to process the request (HTTP 500): ${answered?.errorMessage}`);
 		expect((await answer<{ name: string }>('Firm_staff_and_services', {}))[0].name).toEqual(expect.any(String));
 	});
 });

@@ -47,6 +47,9 @@ export class CredentialStore extends ICredentialsHelper {
 	/** Every token n8n saved after refreshing one, in order. */
 	readonly savedTokens: IDataObject[] = [];
 
+	/** How many times n8n asked for a decrypted credential (in n8n: a database read and a decryption). */
+	reads = 0;
+
 	constructor(initial: Record<string, ICredentialDataDecryptedObject> = {}) {
 		super();
 		for (const [type, data] of Object.entries(initial)) this.set(type, data);
@@ -135,6 +138,7 @@ export class CredentialStore extends ICredentialsHelper {
 		_executeData?: unknown,
 		raw?: boolean,
 	): Promise<ICredentialDataDecryptedObject> {
+		this.reads++;
 		const data = this.stored(type);
 		return raw ? { ...data } : this.withDefaults(type, data, mode);
 	}

@@ -10,7 +10,7 @@ import type {
 import { ExecutionLifecycleHooks, RoutingNode } from 'n8n-core';
 import { UnexpectedError, Workflow } from 'n8n-workflow';
 
-import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import type { CredentialStore } from './credentials';
 
 /**

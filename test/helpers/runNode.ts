@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
-import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { nodeCredentials, type CredentialStore } from './credentials';
 import { additionalDataFor, defaultNodeTypes, nodeTypeName, type TestNodeTypes, workflowWith } from './engine';
 

@@ -34,6 +34,17 @@ export async function serviceGet<T = Record<string, unknown>>(sandbox: Sandbox, 
 	return (await response.json()) as T;
 }
 
+/**
+ * The `message` the service answered to a request it refused (the last request unless `index`
+ * says which), as its request log recorded it. Tests check that this message reaches the user,
+ * so the sandbox may change its wording without breaking them.
+ */
+export function answeredMessage(sandbox: Sandbox, index = -1): string {
+	const { status, errorMessage } = sandbox.requests().at(index) ?? {};
+	expect({ status, errorMessage }).toEqual({ status: expect.any(Number), errorMessage: expect.any(String) });
+	return errorMessage as string;
+}
+
 export interface ExpectedRequest {
 	method: string;
 	path: string;

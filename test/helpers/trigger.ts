@@ -4,8 +4,8 @@ import { WorkflowExecute } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
-import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node';
-import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node';
+import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
+import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.ts';
 import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';

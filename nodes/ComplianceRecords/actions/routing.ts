@@ -15,14 +15,14 @@ import type {
 import { serviceError } from '../transport/errors';
 import { pages, type ListPage } from '../transport/paging';
 import { credentialTypeFor, type Authentication } from '../transport/authentication';
-import { applyServiceRules, credentialSecrets, SERVICE_HEADERS } from '../transport/request';
+import { alreadyRead, applyServiceRules, credentialSecrets, SERVICE_HEADERS } from '../transport/request';
 import { isSimplifyOn, simplifyOutput, simplifyRecord, type RecordKind } from './simplify';
 import { checkId, checkLimit } from './validation';
 
 /**
  * How the declarative operations use the rules of `transport/` inside n8n's routing: request
- * defaults, a preSend step that applies the service's rules to every request, and a postReceive
- * step that turns an error status into the mapped error.
+ * defaults, a preSend step that applies the service's rules to every request, and a check that
+ * turns an error status into the mapped error (a postReceive step; Get Many's paging runs it).
  */
 
 export const requestDefaults = {
@@ -46,28 +46,41 @@ interface RecordParameter {
 	idParameter: string;
 }
 
+/**
+ * Throws the error the user sees for an error status (a success passes). The credential is read
+ * only then, for the secrets an error must not show.
+ */
+async function checkStatus(
+	this: IExecuteSingleFunctions,
+	response: IN8nHttpFullResponse,
+	record?: RecordParameter,
+): Promise<void> {
+	if (response.statusCode < 400) return;
+	const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
+	const credentials = await this.getCredentials(credentialTypeFor(authentication));
+	throw serviceError(
+		this.getNode(),
+		{ status: response.statusCode, body: response.body, headers: response.headers },
+		{
+			authentication,
+			itemIndex: this.getItemIndex(),
+			secrets: credentialSecrets(credentials),
+			record: record && {
+				label: record.label,
+				id: String(this.getNodeParameter(record.idParameter, '')).trim(),
+			},
+		},
+	);
+}
+
 function checkServiceResponse(record?: RecordParameter): PostReceiveAction {
 	return async function (
 		this: IExecuteSingleFunctions,
 		items: INodeExecutionData[],
 		response: IN8nHttpFullResponse,
 	): Promise<INodeExecutionData[]> {
-		if (response.statusCode < 400) return items;
-		const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
-		const credentials = await this.getCredentials(credentialTypeFor(authentication));
-		throw serviceError(
-			this.getNode(),
-			{ status: response.statusCode, body: response.body, headers: response.headers },
-			{
-				authentication,
-				itemIndex: this.getItemIndex(),
-				secrets: credentialSecrets(credentials),
-				record: record && {
-					label: record.label,
-					id: String(this.getNodeParameter(record.idParameter, '')).trim(),
-				},
-			},
-		);
+		await checkStatus.call(this, response, record);
+		return items;
 	};
 }
 
@@ -121,10 +134,11 @@ export type ListFilter = (this: IExecuteSingleFunctions) => ((record: IDataObjec
 
 /**
  * The `pagination` of every Get Many operation, run by n8n's declarative routing: Return All or
- * Limit decide how many records; each page is requested through n8n (`makeRoutingRequest`) and
- * every record kept becomes one output item, flat with Simplify on. With a filter that the
- * service cannot apply, every page is of the largest size and paging stops once Limit records
- * have passed the filter.
+ * Limit decide how many records; every record kept becomes one output item, flat with Simplify
+ * on. With a filter that the service cannot apply, every page is of the largest size and paging
+ * stops once Limit records have passed the filter. Each page is requested with the options n8n's
+ * routing prepared, through n8n's `httpRequestWithAuthentication`, with the credential read
+ * once for all pages (`makeRoutingRequest` would have n8n read it again for every page).
  */
 function paginateByCursor(kind: RecordKind, filter?: ListFilter) {
 	return async function (
@@ -136,13 +150,23 @@ function paginateByCursor(kind: RecordKind, filter?: ListFilter) {
 			: checkLimit(this.getNodeParameter('limit', 50), { node: this.getNode(), itemIndex: this.getItemIndex() });
 		const keep = filter?.call(this);
 		const simplify = isSimplifyOn(this);
-		const query = { ...requestData.options.qs };
-		const items: INodeExecutionData[] = [];
+		const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
+		const credentialType = credentialTypeFor(authentication);
+		const credential = alreadyRead(this.getNode(), credentialType, await this.getCredentials(credentialType));
+		// Complete once the routing ran: `listRouting` gives every list its `url`.
+		const options = requestData.options as IHttpRequestOptions;
 		const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
-			requestData.options.qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
-			const [response] = await this.makeRoutingRequest(requestData);
-			return response.json as unknown as ListPage;
+			const qs = { ...options.qs, limit, ...(cursor !== undefined && { cursor }) };
+			const response = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				credentialType,
+				{ ...options, qs, returnFullResponse: true },
+				credential,
+			)) as IN8nHttpFullResponse;
+			await checkStatus.call(this, response);
+			return response.body as ListPage;
 		};
+		const items: INodeExecutionData[] = [];
 		paging: for await (const { records } of pages(fetchPage, { wanted: keep ? Infinity : wanted })) {
 			for (const record of records) {
 				if (keep && !keep(record)) continue;
@@ -159,7 +183,6 @@ export function listRouting(path: string, kind: RecordKind, filter?: ListFilter)
 	return {
 		request: { method: 'GET', url: path },
 		send: { paginate: true, preSend: [prepareServiceRequest] },
-		output: { postReceive: [checkServiceResponse()] },
 		operations: { pagination: paginateByCursor(kind, filter) },
 	};
 }

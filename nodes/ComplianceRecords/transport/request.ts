@@ -1,4 +1,5 @@
 import type {
+	IAdditionalCredentialOptions,
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
@@ -109,6 +110,22 @@ export function credentialSecrets(credentials: ICredentialDataDecryptedObject): 
 	);
 }
 
+/**
+ * Hands n8n a credential the node has already read, for `httpRequestWithAuthentication`.
+ * Without it, n8n reads the credential again for every request (in n8n: loads it from the
+ * database and decrypts it), which a listing pays on every page. n8n still applies the
+ * credential's `authenticate`; OAuth2 requests read the credential themselves, so that n8n can
+ * refresh the token.
+ */
+export function alreadyRead(
+	node: INode,
+	type: string,
+	data: ICredentialDataDecryptedObject,
+): IAdditionalCredentialOptions {
+	const stored = node.credentials?.[type];
+	return { credentialsDecrypted: { id: stored?.id ?? '', name: stored?.name ?? type, type, data } };
+}
+
 type ServiceContext = IExecuteFunctions | IExecuteSingleFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 function authenticationOf(context: ServiceContext): Authentication {
@@ -176,6 +193,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 			this,
 			credentialType,
 			options,
+			alreadyRead(node, credentialType, credentials),
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
 		const status = httpStatusOf(error);

@@ -1,5 +1,5 @@
 import { connectOAuth2, loadOptions } from '../../../helpers';
-import { expectReceived, serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, expectReceived, serviceGet, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox();
 
@@ -74,6 +74,8 @@ describe('Dropdowns filled from GET /firm', () => {
 	it('a refused credential gives the same clear error as the operations', async () => {
 		const store = credentials().set('complianceRecordsApi', { baseUrl: sandbox().baseUrl, apiKey: 'crs_wrong_key_000000000' });
 
-		await expect(load('getPartners', 'apiKey', store)).rejects.toThrow(/^The service refused the API key: /);
+		const refused = await load('getPartners', 'apiKey', store).catch((error: Error) => error);
+
+		expect(refused).toMatchObject({ message: `The service refused the API key: ${answeredMessage(sandbox())}` });
 	});
 });

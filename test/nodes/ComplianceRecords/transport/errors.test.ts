@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 
 import { serviceError } from '../../../../nodes/ComplianceRecords/transport/errors';
 import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
-import { serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, serviceGet, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
 
@@ -43,9 +43,7 @@ describe('Errors of the service, as the user sees them', () => {
 	it('400: says what the service rejected, with its message', async () => {
 		const result = await run(createClient({ partnerId: 'no-such-partner' }));
 
-		expect(result.error?.message).toBe(
-			"The service rejected the request: partnerId 'no-such-partner' is not a partner of this firm: use the id of a staff member with isPartner true (GET /firm)",
-		);
+		expect(result.error?.message).toBe(`The service rejected the request: ${answeredMessage(sandbox())}`);
 		expect(result.error?.description).toBe('Correct the field the service names and run the node again.');
 		expect((result.error as { httpCode?: string }).httpCode).toBe('400');
 		expectNoSecret(result.error, sandbox().apiKey);
@@ -64,7 +62,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(getClient('any'), withKey(key));
 
-		expect(result.error?.message).toMatch(/^The service refused the API key: .+/);
+		expect(result.error?.message).toBe(`The service refused the API key: ${answeredMessage(sandbox())}`);
 		expect(result.error?.description).toBe(
 			"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the Compliance Records API credential.",
 		);
@@ -77,16 +75,14 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(createClient(), withKey(key));
 
-		expect(result.error?.message).toBe(
-			'This credential may not do this: This API key is read-only: use a key with write access to create or update records',
-		);
+		expect(result.error?.message).toBe(`This credential may not do this: ${answeredMessage(sandbox())}`);
 		expectNoSecret(result.error, key);
 	});
 
 	it('404: names the missing record and its ID (update)', async () => {
 		const result = await run({ resource: 'client', operation: 'update', clientId: 'gone-1', updateFields: { referenceNumber: 'X' } });
 
-		expect(result.error?.message).toBe('Client "gone-1" was not found: No client with id \'gone-1\' in your firm');
+		expect(result.error?.message).toBe(`Client "gone-1" was not found: ${answeredMessage(sandbox())}`);
 		expect(result.error?.description).toBe(
 			"Check the Client ID: it may be mistyped, or belong to another firm than the credential's.",
 		);
@@ -99,7 +95,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run({ ...getClient('gone-2'), authentication: 'oAuth2' }, store);
 
-		expect(result.error?.message).toBe('Client "gone-2" was not found: No client with id \'gone-2\' in your firm');
+		expect(result.error?.message).toBe(`Client "gone-2" was not found: ${answeredMessage(sandbox())}`);
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
@@ -113,7 +109,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(getClient(otherId));
 
-		expect(result.error?.message).toBe(`Client "${otherId}" was not found: No client with id '${otherId}' in your firm`);
+		expect(result.error?.message).toBe(`Client "${otherId}" was not found: ${answeredMessage(sandbox())}`);
 	});
 
 	it('409: says the reference number is already in use, on create and on update', async () => {
@@ -121,10 +117,12 @@ describe('Errors of the service, as the user sees them', () => {
 		await run({ resource: 'client', operation: 'update', clientId: first, updateFields: { referenceNumber: 'TAKEN-1' } });
 
 		const created = await run(createClient({ referenceNumber: 'TAKEN-1' }));
+		const createAnswer = answeredMessage(sandbox());
 		const updated = await run({ resource: 'client', operation: 'update', clientId: second, updateFields: { referenceNumber: 'TAKEN-1' } });
+		const updateAnswer = answeredMessage(sandbox());
 
-		for (const result of [created, updated]) {
-			expect(result.error?.message).toMatch(/^The reference number is already in use: .*TAKEN-1/);
+		for (const [result, answer] of [[created, createAnswer], [updated, updateAnswer]] as const) {
+			expect(result.error?.message).toBe(`The reference number is already in use: ${answer}`);
 			expect(result.error?.description).toBe(
 				'Another client of the firm already has this reference number. Use a different Reference Number.',
 			);
@@ -137,9 +135,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run({ resource: 'firm', operation: 'get' });
 
-		expect(result.error?.message).toBe(
-			'The service is receiving too many requests: Too many requests (a fault injected by the sandbox): retry after the Retry-After delay',
-		);
+		expect(result.error?.message).toBe(`The service is receiving too many requests: ${answeredMessage(sandbox())}`);
 		expect(result.error?.description).toBe("Wait 7 seconds and run again, or turn on Retry On Fail in the node's settings.");
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
@@ -149,7 +145,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run({ resource: 'client', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toMatch(new RegExp(`^The service failed to process the request \\(HTTP ${status}\\): .+fault injected by the sandbox`));
+		expect(result.error?.message).toBe(`The service failed to process the request (HTTP ${status}): ${answeredMessage(sandbox())}`);
 		expect(result.error?.description).toBe(
 			"This is a problem on the service's side. Try again later, or turn on Retry On Fail in the node's settings.",
 		);
@@ -181,7 +177,7 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(4);
 		expect(result.items[0].json.id).toBe(first);
-		expect(result.items[1].error?.message).toBe('Client "missing-7" was not found: No client with id \'missing-7\' in your firm');
+		expect(result.items[1].error?.message).toBe(`Client "missing-7" was not found: ${answeredMessage(sandbox(), 1)}`);
 		expect(result.items[2].json.id).toBe(second);
 		expect(result.items[3].error?.message).toBe('Client ID ".." is not a valid ID');
 		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${first}`, '/clients/missing-7', `/clients/${second}`]);

@@ -70,6 +70,25 @@ describe.each(cases)('Get Many with $clients clients', ({ clients, returnAll, by
 	});
 });
 
+describe('Get Many reads the credential once, however many pages', () => {
+	const { sandbox, credentials } = useSandbox({ clients: 1000 });
+
+	it('Return All of 6 pages reads it as often as a Limit of one page', async () => {
+		const store = credentials();
+		const onePage = await runNode({ credentials: store, parameters: { resource: 'client', operation: 'getAll', limit: 1 } });
+		const readsForOnePage = store.reads;
+		store.reads = 0;
+		sandbox().clearRequests();
+
+		const allPages = await runNode({ credentials: store, parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+
+		expect([onePage.error, allPages.error]).toEqual([undefined, undefined]);
+		expect(allPages.json).toHaveLength(1000);
+		expect(sandbox().requests()).toHaveLength(6);
+		expect(store.reads).toBe(readsForOnePage);
+	});
+});
+
 describe('Get Many with a Limit below 1', () => {
 	const { sandbox, credentials } = useSandbox({ clients: 3 });
 

@@ -1,7 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { insecureUrlProblem } from '../../../../nodes/ComplianceRecords/transport/request';
-import { connectOAuth2, CredentialStore, credentialsFor, runNode } from '../../../helpers';
+import { connectOAuth2, CredentialStore, credentialsFor, loadOptions, runNode } from '../../../helpers';
 import { expectReceived, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 2, apiPath: '/v1' });
@@ -103,5 +103,17 @@ describe('Base URL and version header', () => {
 			expect(request.headers['accept-version']).toBe('1.0.0');
 			expect(request.headers.authorization).toBe(`Bearer ${sandbox().apiKey}`);
 		}
+	});
+});
+
+describe('n8n is handed the credential the node has read', () => {
+	it('a dropdown reads the credential once for its request, not once more inside n8n', async () => {
+		const store = credentials();
+
+		const partners = await loadOptions('getPartners', { credentials: store, parameters: { resource: 'client', operation: 'create' } });
+
+		expect(partners.length).toBeGreaterThan(0);
+		expect(sandbox().requests()).toHaveLength(1);
+		expect(store.reads).toBe(1);
 	});
 });

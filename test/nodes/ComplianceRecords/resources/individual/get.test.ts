@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { answeredMessage, expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 6 });
 
@@ -25,7 +25,7 @@ describe('Individual > Get', () => {
 	it('names the missing individual and its ID', async () => {
 		const run = await get('ind/404');
 
-		expect(run.error?.message).toBe('Individual "ind/404" was not found: No individual with id \'ind/404\' in your firm');
+		expect(run.error?.message).toBe(`Individual "ind/404" was not found: ${answeredMessage(sandbox())}`);
 		expect(sandbox().requests()[0].url).toBe('/individuals/ind%2F404');
 	});
 });
