@@ -14,7 +14,16 @@ import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } fro
 import { pollReviewDue } from './trigger/events/reviewDue';
 import { latestEvents } from './trigger/manual';
 import { calendarDate, isInWindow, reviewWindow } from './trigger/reviewWindow';
-import { commitState, generationOf, readState, type SavedState, type TriggerEvent } from './trigger/state';
+import {
+	activationCopyKey,
+	commitState,
+	generationOf,
+	isUnused,
+	keepActivationCopy,
+	readState,
+	type SavedState,
+	type TriggerEvent,
+} from './trigger/state';
 
 const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> = {
 	clientModified: modifiedAt,
@@ -71,20 +80,29 @@ export class ComplianceRecordsTrigger implements INodeType {
 		}
 
 		const staticData = this.getWorkflowStaticData('node');
+		const workflowStaticData = this.getWorkflowStaticData('global');
+		const nodeName = this.getNode().name;
 		const startedFrom = generationOf(staticData);
-		const saved = readState(staticData, event, reviewDays);
+		const saved =
+			readState(staticData, event, reviewDays) ??
+			(isUnused(staticData) ? readState(workflowStaticData[activationCopyKey(nodeName)], event, reviewDays) : undefined);
 
 		let emitted: Client[];
 		let state: SavedState;
 		if (event === 'reviewDue') {
-			({ emitted, state } = await pollReviewDue.call(this, budget, saved, reviewDays ?? 0, present));
-		} else {
-			const result = await pollChanges.call(this, budget, saved?.cursor, STREAM_EVENT_TIMES[event], present);
+			const days = reviewDays ?? 0;
+			const result = await pollReviewDue.call(this, budget, saved?.event === 'reviewDue' ? saved.review : undefined, days, present);
 			emitted = result.emitted;
-			state = { event, cursor: result.cursor };
+			state = { event, reviewDays: days, review: result.state };
+		} else {
+			const stream = saved?.event === event ? saved.stream : undefined;
+			const result = await pollChanges.call(this, budget, stream, STREAM_EVENT_TIMES[event], present);
+			emitted = result.emitted;
+			state = { event, stream: result.state };
 		}
 
 		if (!commitState(staticData, startedFrom, state)) return null;
+		if (!saved) keepActivationCopy(workflowStaticData, nodeName, state);
 		return emitted.length > 0 ? [this.helpers.returnJsonArray(emitted)] : null;
 	}
 }
