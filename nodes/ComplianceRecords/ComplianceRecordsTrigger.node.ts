@@ -64,8 +64,8 @@ export class ComplianceRecordsTrigger implements INodeType {
 		}
 
 		const budget = new PollBudget(this);
-		const present = async (client: Client) =>
-			fetchFull ? await fetchFullClient.call(this, budget, client.id) : client;
+		// What an emitted client is: the list item as listed, or the full client (a request each).
+		const fullClient = fetchFull ? async (client: Client) => await fetchFullClient.call(this, budget, client.id) : undefined;
 
 		if (this.getMode() === 'manual') {
 			const sample = await latestEvents.call(this, budget, sampleEventTime(this, event, reviewDays ?? 0));
@@ -75,7 +75,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 				});
 			}
 			const shown: Client[] = [];
-			for (const client of sample) shown.push(await present(client));
+			for (const client of sample) shown.push(fullClient ? await fullClient(client) : client);
 			return [this.helpers.returnJsonArray(shown)];
 		}
 
@@ -91,12 +91,12 @@ export class ComplianceRecordsTrigger implements INodeType {
 		let state: SavedState;
 		if (event === 'reviewDue') {
 			const days = reviewDays ?? 0;
-			const result = await pollReviewDue.call(this, budget, saved?.event === 'reviewDue' ? saved.review : undefined, days, present);
+			const result = await pollReviewDue.call(this, budget, saved?.event === 'reviewDue' ? saved.review : undefined, days, fullClient);
 			emitted = result.emitted;
 			state = { event, reviewDays: days, review: result.state };
 		} else {
 			const stream = saved?.event === event ? saved.stream : undefined;
-			const result = await pollChanges.call(this, budget, stream, STREAM_EVENT_TIMES[event], present);
+			const result = await pollChanges.call(this, budget, stream, STREAM_EVENT_TIMES[event], fullClient);
 			emitted = result.emitted;
 			state = { event, stream: result.state };
 		}

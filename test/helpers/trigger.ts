@@ -41,8 +41,11 @@ export interface TriggerPoller {
 	saved(): IDataObject;
 	/** The trigger node's static data in memory, saved or not. */
 	inMemory(): IDataObject;
-	/** n8n restarted from this saved node static data (or re-ran a tick from it). */
-	load(saved: IDataObject): void;
+	/**
+	 * n8n restarted from this saved node static data (or re-ran a tick from it), and this
+	 * workflow static data ('global'; none when absent).
+	 */
+	load(saved: IDataObject, workflowData?: IDataObject): void;
 	/**
 	 * "Fetch Test Event": n8n's WorkflowExecute runs the workflow in manual mode, on a workflow
 	 * holding the trigger's current static data; `staticData` is that node's static data after.
@@ -67,7 +70,7 @@ export function createTriggerPoller({ parameters, credentials, timezone, budgetM
 		savedWorkflowData: () => (poller.savedStaticData().global ?? {}) as IDataObject,
 		saved: () => ofNode(poller.savedStaticData()),
 		inMemory: () => ofNode(poller.staticData()),
-		load: (saved) => poller.restart({ [key]: saved }),
+		load: (saved, workflowData) => poller.restart({ [key]: saved, ...(workflowData && { global: workflowData }) }),
 		async fetchTestEvent() {
 			const workflow = workflowWith(node, nodeTypes, { staticData: poller.staticData(), timezone });
 			const runExecutionData = createRunExecutionData({

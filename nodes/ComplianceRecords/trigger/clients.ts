@@ -20,10 +20,13 @@ export interface Listing {
 /** n8n-core's own default, for n8n versions whose poll context has no `getPollBudgetMs`. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60 * 1000;
 
+/** How many of the latest requests say how long the next one may take. */
+const RECENT_REQUESTS = 5;
+
 /**
  * The poll's time budget and clock. n8n abandons a poll that runs past `getPollBudgetMs()`. A
- * poll starts a request only while the slowest request so far would fit twice into what is left
- * ({@link hasRoom}), so it stops on its own, in time to emit what it has; a request still
+ * poll starts a request only while the slowest of the latest few would fit twice into what is
+ * left ({@link hasRoom}), so it stops on its own, in time to emit what it has; a request still
  * unanswered when the budget is spent fails the poll with an error that says so (the service is
  * slow, not the backlog large). Durations come from the host's monotonic clock, never its wall
  * clock.
@@ -33,7 +36,7 @@ export class PollBudget {
 
 	private readonly budgetMs: number;
 
-	private slowestMs = 0;
+	private readonly recentMs: number[] = [];
 
 	constructor(private readonly context: IPollFunctions) {
 		this.budgetMs =
@@ -50,7 +53,7 @@ export class PollBudget {
 
 	/** Whether another request is expected to end well inside the budget. */
 	hasRoom(): boolean {
-		return this.elapsed() + 2 * this.slowestMs <= this.budgetMs;
+		return this.elapsed() + 2 * Math.max(0, ...this.recentMs) <= this.budgetMs;
 	}
 
 	/**
@@ -83,7 +86,8 @@ export class PollBudget {
 			return await Promise.race([request, timeout]);
 		} finally {
 			settled.abort();
-			this.slowestMs = Math.max(this.slowestMs, this.elapsed() - sentAt);
+			this.recentMs.push(this.elapsed() - sentAt);
+			if (this.recentMs.length > RECENT_REQUESTS) this.recentMs.shift();
 		}
 	}
 }

@@ -59,8 +59,9 @@ export interface PollResult {
 /**
  * Where a stream with no saved state starts: at the service's time less the commit lag, from
  * the `Date` of one answer, recording (not emitting) what it then lists, so that the changes made
- * before activation are not emitted and every change made after it is. Without a usable `Date`,
- * it looks back a day by the host's clock instead.
+ * before activation are not emitted and every change made after it is (a change made in the few
+ * seconds before activation may be, when that listing takes more than one poll). Without a usable
+ * `Date`, it looks back a day by the host's clock instead.
  */
 async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<StreamState> {
 	const now = await serviceTime.call(this, budget);
@@ -71,22 +72,26 @@ async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<S
 /**
  * One poll of the stream: it lists the clients modified since the watermark, resuming the
  * listing the previous poll left unfinished if any, and emits every client whose event is at or
- * after the watermark and not handled before, oldest first. When n8n's poll budget runs short it
- * stops after a page, or (emitting full clients) part-way through one, and emits what it has:
- * the next poll goes on from there.
+ * after the watermark and not handled before, oldest first, as listed or (`fullClient`) in full.
+ * When n8n's poll budget runs short it stops after a page, or (fetching full clients) part-way
+ * through one, and emits what it has: the next poll goes on from there.
  */
 export async function pollChanges(
 	this: IPollFunctions,
 	budget: PollBudget,
 	saved: StreamState | undefined,
 	eventTime: EventTime,
-	present: (client: Client) => Promise<Client>,
+	fullClient: ((client: Client) => Promise<Client>) | undefined,
 ): Promise<PollResult> {
 	const state = saved ?? (await firstListing.call(this, budget));
 	const { cursor } = state;
-	const recording = saved === undefined || state.sweep?.recording === true;
 	const sweptSeen = state.sweep?.seen ?? new Map();
-	const replayFloor = sweepFloor(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
+	const floor = sweepFloor(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
+	// The first poll records all it lists. When its listing takes more polls, these record only
+	// what changed before the sweep's floor: a change at or after it may have come after
+	// activation, and is emitted.
+	const recording = saved === undefined || state.sweep?.recording === true;
+	const records = (time: number) => saved === undefined || (recording && time < floor);
 
 	const emitted: Array<{ client: Client; time: number }> = [];
 	const handled: HandledChange[] = [];
@@ -104,21 +109,21 @@ export async function pollChanges(
 			.filter(
 				(event): event is { client: Client; replayed: boolean; time: number } =>
 					event.time !== undefined &&
-					!(event.replayed && isReplayedChange(event.time, replayFloor)) &&
+					!(event.replayed && isReplayedChange(event.time, floor)) &&
 					isNewChange(cursor, event.client.id, event.time, [sweptSeen, handledInPoll]),
 			)
 			.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));
 		for (const { client, time } of fresh) {
-			if (recording) {
+			if (records(time)) {
 				remember({ clientId: client.id, eventTime: time });
 				continue;
 			}
-			if (progressed && !budget.hasRoom()) {
+			if (fullClient && progressed && !budget.hasRoom()) {
 				unfinishedPage = new Set(listed.map(({ client: onPage }) => clientKey(onPage.id)));
 				return false;
 			}
 			// The full client may be newer than the list item: remember the state actually emitted.
-			const shown = await present(client);
+			const shown = fullClient ? await fullClient(client) : client;
 			emitted.push({ client: shown, time });
 			remember({ clientId: client.id, eventTime: eventTime(this, shown) ?? time });
 			progressed = true;

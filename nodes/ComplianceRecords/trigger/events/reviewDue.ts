@@ -42,28 +42,35 @@ export async function pollReviewDue(
 	budget: PollBudget,
 	saved: ReviewState | undefined,
 	reviewDays: number,
-	present: (client: Client) => Promise<Client>,
+	fullClient: ((client: Client) => Promise<Client>) | undefined,
 ): Promise<{ emitted: Client[]; state: ReviewState }> {
 	const today = calendarDate(Date.now(), this.getTimezone());
 	const window = reviewWindow(today, reviewDays);
-	const recording = saved === undefined || saved.sweep?.recording === true;
-	// A scan begun on an earlier day was for that day's window: today's starts afresh.
-	const resumed = saved?.sweep?.scan === undefined || saved.sweep.scan === today ? saved?.sweep : undefined;
+	// A scan begun on an earlier day was for that day's window: today's starts again from the
+	// first page (what the earlier one measured still bounds when this one begins).
+	const saw = saved?.sweep;
+	const resumed = saw?.scan === undefined || saw.scan === today ? saw : { firstEvaluation: saw.firstEvaluation, scan: today, recording: saw.recording };
 	const scanning = resumed ? resumed.scan !== undefined : saved?.scannedOn !== today;
 	const due = saved?.due ?? new DueMemory();
 	if (scanning) due.forgetBefore(today);
+	// The first poll records the clients inside the window. When its scan takes more polls, these
+	// record only clients unchanged since before the scan's floor: one changed at or after it may
+	// have moved into the window after activation, and is emitted.
+	const recording = saved === undefined || resumed?.recording === true;
+	const floor = watermarkAfter(saved?.since ?? -Infinity, resumed?.firstEvaluation ?? -Infinity);
+	const records = (client: Client) => saved === undefined || (recording && Date.parse(client.lastModifiedAt) < floor);
 
 	const emitted: Client[] = [];
 	let progressed = false;
 	const progress = await sweep.call(this, budget, scanning ? undefined : saved?.since, resumed, async (listed) => {
 		for (const { client } of listed) {
-			if (recording || !due.isEntering(client.id, client.nextReviewDate, window)) {
+			if (records(client) || !due.isEntering(client.id, client.nextReviewDate, window)) {
 				due.observe(client.id, client.nextReviewDate, window);
 				continue;
 			}
-			if (progressed && !budget.hasRoom()) return false;
+			if (fullClient && progressed && !budget.hasRoom()) return false;
 			due.observe(client.id, client.nextReviewDate, window);
-			const shown = await present(client);
+			const shown = fullClient ? await fullClient(client) : client;
 			// A date changed again since the listing is judged on the state actually emitted.
 			const sameDate = shown.nextReviewDate === client.nextReviewDate;
 			if (sameDate || due.observe(shown.id, shown.nextReviewDate, window)) emitted.push(shown);

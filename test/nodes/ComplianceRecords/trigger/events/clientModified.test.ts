@@ -75,6 +75,26 @@ describe('the first poll (activation)', () => {
 		expect(await poller.poll()).toEqual([]);
 	});
 
+	it('when its listing takes several polls (a burst before activation), records only the burst: a change after activation is emitted, wherever it lies', async () => {
+		freezeClock();
+		await touchAll(ids.slice(0, 400)); // before activation: two pages, never emitted
+		// Activation comes more than the commit lag after the burst (a change made within the lag
+		// before activation, on a page the first poll did not reach, would be emitted).
+		serviceOffsetMs += 10_000;
+		sandbox().setClock({ frozenAt: null, offsetMs: serviceOffsetMs });
+		sandbox().injectFaults({ count: 1_000, delayMs: 300, path: '/clients' });
+		const poller = createTriggerPoller({ parameters, credentials: credentials(), budgetMs: 1_000 });
+		sandbox().clearRequests();
+		expect(await poller.poll()).toEqual([]); // the service's time, then the first page only
+		expect(triggerRequests(sandbox())).toHaveLength(2);
+
+		const listed = await touchClient(sandbox(), ids[10]); // on the page already listed
+		const ahead = await touchClient(sandbox(), ids[300]); // on the page not listed yet
+		const emitted = [...(await poller.poll()), ...(await poller.poll()), ...(await poller.poll())];
+		expect(emittedPairs(emitted).sort()).toEqual(emittedPairs([listed, ahead]).sort());
+		expect(await poller.poll()).toEqual([]);
+	});
+
 	it('behind a proxy that drops the Date header: looks back one day by the host clock instead, and never fails', async () => {
 		const proxy = await pageHookProxy(sandbox());
 		try {
