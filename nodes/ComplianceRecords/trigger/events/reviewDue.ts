@@ -48,8 +48,11 @@ export async function pollReviewDue(
 	const window = reviewWindow(today, reviewDays);
 	// A scan begun on an earlier day was for that day's window: today's starts again from the
 	// first page (what the earlier one measured still bounds when this one begins).
-	const saw = saved?.sweep;
-	const resumed = saw?.scan === undefined || saw.scan === today ? saw : { firstEvaluation: saw.firstEvaluation, scan: today, recording: saw.recording };
+	const unfinished = saved?.sweep;
+	const resumed =
+		unfinished?.scan === undefined || unfinished.scan === today
+			? unfinished
+			: { firstEvaluation: unfinished.firstEvaluation, scan: today, recording: unfinished.recording };
 	const scanning = resumed ? resumed.scan !== undefined : saved?.scannedOn !== today;
 	const due = saved?.due ?? new DueMemory();
 	if (scanning) due.forgetBefore(today);
