@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 const engines: PollEngine[] = ['in-memory', 'durable-scheduler', 'durable-cursors'];
-const pairs = (items: IDataObject[]) => items.map((item) => `${item.id}@${item.lastModifiedAt}`);
+const pairs = (items: IDataObject[]) => items.map((item) => `${item.id}@${item.lastModifiedAt}`).sort();
 let next = 0;
 const someClient = () => ids[next++ % ids.length];
 
