@@ -18,9 +18,8 @@ import {
 	activationCopyKey,
 	commitState,
 	generationOf,
-	isUnused,
 	keepActivationCopy,
-	readState,
+	stateToResume,
 	type SavedState,
 	type TriggerEvent,
 } from './trigger/state';
@@ -83,22 +82,23 @@ export class ComplianceRecordsTrigger implements INodeType {
 		const workflowStaticData = this.getWorkflowStaticData('global');
 		const nodeName = this.getNode().name;
 		const startedFrom = generationOf(staticData);
-		const saved =
-			readState(staticData, event, reviewDays) ??
-			(isUnused(staticData) ? readState(workflowStaticData[activationCopyKey(nodeName)], event, reviewDays) : undefined);
+		const saved = stateToResume(staticData, workflowStaticData[activationCopyKey(nodeName)], event, reviewDays);
 
+		// When the trigger took its starting point, by the host's clock: it only orders an activation
+		// copy against the state of another configuration (see state.ts).
+		const startedAt = saved ? saved.startedAt : Date.now();
 		let emitted: Client[];
 		let state: SavedState;
 		if (event === 'reviewDue') {
 			const days = reviewDays ?? 0;
 			const result = await pollReviewDue.call(this, budget, saved?.event === 'reviewDue' ? saved.review : undefined, days, fullClient);
 			emitted = result.emitted;
-			state = { event, reviewDays: days, review: result.state };
+			state = { event, reviewDays: days, review: result.state, startedAt };
 		} else {
 			const stream = saved?.event === event ? saved.stream : undefined;
 			const result = await pollChanges.call(this, budget, stream, STREAM_EVENT_TIMES[event], fullClient);
 			emitted = result.emitted;
-			state = { event, stream: result.state };
+			state = { event, stream: result.state, startedAt };
 		}
 
 		if (!commitState(staticData, startedFrom, state)) return null;

@@ -30,7 +30,9 @@ import { DueMemory } from './reviewWindow';
  * emits nothing), but it saves the workflow's static data after activating. The next poll then
  * finds no node state; were it to start afresh, it would record, not emit, the changes made since
  * activation. It starts from the copy instead. The copy is used only by a poll that finds the
- * node's static data empty: after any poll whose state n8n kept, it is never read again.
+ * node's static data empty, or holding the state of another configuration begun before the copy
+ * was taken (the event changed while the workflow was off, then activated): after any poll whose
+ * state n8n kept, it is never read again.
  */
 
 export type TriggerEvent = 'clientModified' | 'amlDeterminationCompleted' | 'reviewDue';
@@ -38,9 +40,16 @@ export type TriggerEvent = 'clientModified' | 'amlDeterminationCompleted' | 'rev
 /** 1: the released 0.1.0 (no listing across polls, no activation copy); read and migrated. */
 const VERSION = 2;
 
-export type SavedState =
+export type SavedState = (
 	| { event: 'clientModified' | 'amlDeterminationCompleted'; stream: StreamState }
-	| { event: 'reviewDue'; reviewDays: number; review: ReviewState };
+	| { event: 'reviewDue'; reviewDays: number; review: ReviewState }
+) & {
+	/**
+	 * When (the n8n host's epoch ms) the trigger took its starting point for this configuration:
+	 * it orders an activation copy against node state of another configuration. Absent in 0.1.0.
+	 */
+	startedAt?: number;
+};
 
 const isoOrNull = (time: number | undefined) => (time !== undefined && Number.isFinite(time) ? new Date(time).toISOString() : null);
 
@@ -105,6 +114,7 @@ export function readState(staticData: unknown, event: TriggerEvent, reviewDays?:
 	const sweep = decodeSweep(data.sweep, since ?? undefined);
 	if (!seen || sweep === null) return undefined;
 
+	const startedAt = startedAtOf(data);
 	if (event !== 'reviewDue') {
 		if (since === null) return undefined; // 0.1.0 never wrote this for a stream
 		const stream: StreamState = { cursor: { since, seen } };
@@ -112,13 +122,38 @@ export function readState(staticData: unknown, event: TriggerEvent, reviewDays?:
 			const { next, firstEvaluation, last, replayUntil, recording } = sweep;
 			stream.sweep = { next, firstEvaluation, last, replayUntil, recording, seen: sweep.seen ?? new Map() };
 		}
-		return { event, stream };
+		return { event, stream, startedAt };
 	}
 	const due = DueMemory.decode(data.due);
 	if (!due || (data.scannedOn !== undefined && typeof data.scannedOn !== 'string')) return undefined;
 	const review: ReviewState = { since: since ?? undefined, scannedOn: data.scannedOn as string | undefined, due };
 	if (sweep) review.sweep = sweep;
-	return { event, reviewDays: reviewDays as number, review };
+	return { event, reviewDays: reviewDays as number, review, startedAt };
+}
+
+/** {@link SavedState.startedAt} of any static data; undefined when it has none. */
+function startedAtOf(data: IDataObject): number | undefined {
+	const time = typeof data.startedAt === 'string' ? Date.parse(data.startedAt) : NaN;
+	return Number.isNaN(time) ? undefined : time;
+}
+
+/**
+ * The state a poll goes on from: the node's own, when it is for this configuration; else the
+ * activation copy, when it is for this configuration and n8n kept nothing the node wrote since
+ * the copy was taken (the node's static data is empty, or from a configuration started earlier);
+ * else none (start over as on activation).
+ */
+export function stateToResume(
+	staticData: IDataObject,
+	activationCopy: unknown,
+	event: TriggerEvent,
+	reviewDays?: number,
+): SavedState | undefined {
+	const own = readState(staticData, event, reviewDays);
+	if (own) return own;
+	const copy = readState(activationCopy, event, reviewDays);
+	if (!copy) return undefined;
+	return isUnused(staticData) || (copy.startedAt ?? -Infinity) > (startedAtOf(staticData) ?? -Infinity) ? copy : undefined;
 }
 
 /** Which write of the state a poll started from; see {@link commitState}. */
@@ -127,12 +162,13 @@ export function generationOf(staticData: IDataObject): number {
 }
 
 /** Whether a node's static data holds nothing the trigger wrote: it never polled, or n8n kept none. */
-export function isUnused(staticData: IDataObject): boolean {
+function isUnused(staticData: IDataObject): boolean {
 	return staticData.version === undefined;
 }
 
 function encodeState(state: SavedState, generation: number): IDataObject {
 	const encoded: IDataObject = { version: VERSION, event: state.event, generation };
+	if (state.startedAt !== undefined) encoded.startedAt = new Date(state.startedAt).toISOString();
 	if (state.event !== 'reviewDue') {
 		const { cursor, sweep } = state.stream;
 		encoded.since = isoOrNull(cursor.since);

@@ -75,6 +75,37 @@ describe('the activation copy', () => {
 		expect(poller.saved()).toMatchObject({ version: 2, event: 'clientModified' });
 	});
 
+	it('is used after the event was changed while the workflow was off: changes right after activation are emitted', async () => {
+		const before = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: credentials(), engine: 'durable-cursors' });
+		expect(await before.activate()).toEqual([]);
+		await touchClient(sandbox(), someClient());
+		expect(await before.poll()).toHaveLength(1);
+		// Deactivated, the event changed, activated again: n8n keeps the old node state in its cursor row.
+		const after = createTriggerPoller({ parameters: { event: 'amlDeterminationCompleted' }, credentials: credentials(), engine: 'durable-cursors' });
+		after.load(before.saved(), before.savedWorkflowData());
+		expect(await after.activate()).toEqual([]);
+		expect(after.saved()).toMatchObject({ event: 'clientModified' }); // what n8n kept of the activation poll
+		const right = sandbox().completeAmlDetermination(someClient(), 'HIGH') as IDataObject;
+		expect(pairs(await after.poll())).toEqual(pairs([right]));
+		expect(await after.poll()).toEqual([]);
+	});
+
+	it('is not read again for an event the trigger went back to: it starts over', async () => {
+		const first = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: credentials(), engine: 'durable-cursors' });
+		expect(await first.activate()).toEqual([]);
+		await touchClient(sandbox(), someClient());
+		expect(await first.poll()).toHaveLength(1);
+		const other = createTriggerPoller({ parameters: { event: 'amlDeterminationCompleted' }, credentials: credentials(), engine: 'durable-cursors' });
+		other.load(first.saved(), first.savedWorkflowData());
+		expect(await other.poll()).toEqual([]); // the other event, started at a tick
+		await touchClient(sandbox(), someClient()); // while the other event was set: not for the first
+		const back = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: credentials(), engine: 'durable-cursors' });
+		back.load(other.saved(), other.savedWorkflowData());
+		expect(await back.poll()).toEqual([]); // starts over: not from the first activation's copy
+		const later = await touchClient(sandbox(), someClient());
+		expect(pairs(await back.poll())).toEqual(pairs([later]));
+	});
+
 	it('is not used for another event: changing the event starts over', async () => {
 		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: credentials(), engine: 'durable-cursors' });
 		expect(await poller.activate()).toEqual([]);
