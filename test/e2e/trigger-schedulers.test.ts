@@ -125,10 +125,11 @@ async function emissions(instance: Instance): Promise<string[][]> {
 
 async function executionsReach(instance: Instance, count: number): Promise<string[][]> {
 	return await waitFor(
-		`${count} execution(s) of the trigger under the ${instance.name}`,
+		`${count} finished execution(s) of the trigger under the ${instance.name}`,
 		async () => {
 			const executions = await executionsOf(instance.n8n.rest, instance.workflowId as string);
-			return executions.length >= count ? await emissions(instance) : undefined;
+			const finished = executions.every((execution) => !['new', 'running', 'waiting'].includes(execution.status));
+			return executions.length >= count && finished ? await emissions(instance) : undefined;
 		},
 		{ timeoutMs: POLL_WAIT_MS, intervalMs: 3_000 },
 	);
