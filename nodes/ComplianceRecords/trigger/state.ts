@@ -133,8 +133,7 @@ export function readState(staticData: unknown, event: TriggerEvent, reviewDays?:
 
 /** {@link SavedState.startedAt} of any static data; undefined when it has none. */
 function startedAtOf(data: IDataObject): number | undefined {
-	const time = typeof data.startedAt === 'string' ? Date.parse(data.startedAt) : NaN;
-	return Number.isNaN(time) ? undefined : time;
+	return typeof data.startedAt === 'number' && Number.isFinite(data.startedAt) ? data.startedAt : undefined;
 }
 
 /**
@@ -168,7 +167,7 @@ function isUnused(staticData: IDataObject): boolean {
 
 function encodeState(state: SavedState, generation: number): IDataObject {
 	const encoded: IDataObject = { version: VERSION, event: state.event, generation };
-	if (state.startedAt !== undefined) encoded.startedAt = new Date(state.startedAt).toISOString();
+	if (state.startedAt !== undefined) encoded.startedAt = state.startedAt;
 	if (state.event !== 'reviewDue') {
 		const { cursor, sweep } = state.stream;
 		encoded.since = isoOrNull(cursor.since);
