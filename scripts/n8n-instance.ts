@@ -24,6 +24,8 @@ export interface N8nOptions {
 	filesDir: string;
 	/** Where n8n's own output goes. */
 	logFile: string;
+	/** More environment variables for n8n (its settings, e.g. N8N_SCHEDULER_ENABLED). */
+	env?: Record<string, string>;
 }
 
 export interface Owner {
@@ -213,6 +215,7 @@ function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
+		...options.env,
 	};
 }
 

@@ -14,7 +14,15 @@ import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } fro
 import { pollReviewDue } from './trigger/events/reviewDue';
 import { latestEvents } from './trigger/manual';
 import { calendarDate, isInWindow, reviewWindow } from './trigger/reviewWindow';
-import { commitState, generationOf, readState, type SavedState, type TriggerEvent } from './trigger/state';
+import {
+	activationCopyKey,
+	commitState,
+	generationOf,
+	keepActivationCopy,
+	stateToResume,
+	type SavedState,
+	type TriggerEvent,
+} from './trigger/state';
 
 const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> = {
 	clientModified: modifiedAt,
@@ -55,8 +63,8 @@ export class ComplianceRecordsTrigger implements INodeType {
 		}
 
 		const budget = new PollBudget(this);
-		const present = async (client: Client) =>
-			fetchFull ? await fetchFullClient.call(this, budget, client.id) : client;
+		// What an emitted client is: the list item as listed, or the full client (a request each).
+		const fullClient = fetchFull ? async (client: Client) => await fetchFullClient.call(this, budget, client.id) : undefined;
 
 		if (this.getMode() === 'manual') {
 			const sample = await latestEvents.call(this, budget, sampleEventTime(this, event, reviewDays ?? 0));
@@ -66,25 +74,35 @@ export class ComplianceRecordsTrigger implements INodeType {
 				});
 			}
 			const shown: Client[] = [];
-			for (const client of sample) shown.push(await present(client));
+			for (const client of sample) shown.push(fullClient ? await fullClient(client) : client);
 			return [this.helpers.returnJsonArray(shown)];
 		}
 
 		const staticData = this.getWorkflowStaticData('node');
+		const workflowStaticData = this.getWorkflowStaticData('global');
+		const nodeName = this.getNode().name;
 		const startedFrom = generationOf(staticData);
-		const saved = readState(staticData, event, reviewDays);
+		const saved = stateToResume(staticData, workflowStaticData[activationCopyKey(nodeName)], event, reviewDays);
 
+		// When the trigger took its starting point, by the host's clock: it only orders an activation
+		// copy against the state of another configuration (see state.ts).
+		const startedAt = saved ? saved.startedAt : Date.now();
 		let emitted: Client[];
 		let state: SavedState;
 		if (event === 'reviewDue') {
-			({ emitted, state } = await pollReviewDue.call(this, budget, saved, reviewDays ?? 0, present));
-		} else {
-			const result = await pollChanges.call(this, budget, saved?.cursor, STREAM_EVENT_TIMES[event], present);
+			const days = reviewDays ?? 0;
+			const result = await pollReviewDue.call(this, budget, saved?.event === 'reviewDue' ? saved.review : undefined, days, fullClient);
 			emitted = result.emitted;
-			state = { event, cursor: result.cursor };
+			state = { event, reviewDays: days, review: result.state, startedAt };
+		} else {
+			const stream = saved?.event === event ? saved.stream : undefined;
+			const result = await pollChanges.call(this, budget, stream, STREAM_EVENT_TIMES[event], fullClient);
+			emitted = result.emitted;
+			state = { event, stream: result.state, startedAt };
 		}
 
 		if (!commitState(staticData, startedFrom, state)) return null;
+		if (!saved) keepActivationCopy(workflowStaticData, nodeName, state);
 		return emitted.length > 0 ? [this.helpers.returnJsonArray(emitted)] : null;
 	}
 }

@@ -134,6 +134,8 @@ export interface SandboxControls {
 	changes(): ChangeRecord[];
 	/** Completes an AML determination (not an API operation); returns the full client. */
 	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
+	/** Every list cursor issued so far expires: a request with one answers 400. */
+	expireCursors(): void;
 }
 
 /** What the control routes act on. */
@@ -197,6 +199,9 @@ export async function handleControl(
 				return respond(201, { data: { key: target.createApiKey(body() as unknown as ApiKeyOptions) } });
 			case 'POST /api-keys/revoke':
 				target.revokeApiKey(String(body().key));
+				return respond(204);
+			case 'POST /cursors/expire':
+				target.expireCursors();
 				return respond(204);
 			default:
 				throw notFound(`No control route ${req.method} ${url.pathname}`);

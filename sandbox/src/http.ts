@@ -41,6 +41,21 @@ export function sendJson(
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Makes every response of `res` carry a `Date` header (RFC 9110 §6.6.1) read from `nowMs`, the
+ * service's clock, when its head is written, instead of the machine's time Node would send: a
+ * client that reads the service's time from `Date` then sees the clock tests set (offset, frozen).
+ */
+export function dateFromClock(res: ServerResponse, nowMs: () => number): void {
+	res.sendDate = false;
+	const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+	// Every way of answering (writeHead, or end() on its own) goes through writeHead.
+	res.writeHead = ((...args: unknown[]) => {
+		if (!res.hasHeader('date')) res.setHeader('date', new Date(nowMs()).toUTCString());
+		return writeHead(...args);
+	}) as ServerResponse['writeHead'];
+}
+
 /** The whole request body; 413 past 1 MB. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
 	const chunks: Buffer[] = [];

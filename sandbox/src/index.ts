@@ -14,7 +14,7 @@ import type { ClockSetting } from './clock';
 import { Clock } from './clock';
 import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from './controls';
 import { Faults, NotFoundError, RequestLog } from './controls';
-import { INTERNAL_ERROR_MESSAGE, closeServer, listen, origin, sendJson } from './http';
+import { INTERNAL_ERROR_MESSAGE, closeServer, dateFromClock, listen, origin, sendJson } from './http';
 import { Cursors } from './paging';
 import { Renderer } from './render';
 import { seedStore } from './seed';
@@ -117,6 +117,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const renderer = new Renderer(store, baseUrl);
 	const requestLog = new RequestLog();
 	const faults = new Faults();
+	const cursors = new Cursors(createHash('sha256').update(`cursor:${seed}`).digest());
 	const controls: ControlTarget = {
 		setClock: (setting) => clock.set(setting),
 		clock: () => clock.describe(),
@@ -134,9 +135,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		createApiKey: (keyOptions) => keys.create(keyOptions),
 		revokeApiKey: (key) => keys.revoke(key),
+		expireCursors: () => cursors.expireAll(),
 	};
 	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
-	const cursors = new Cursors(createHash('sha256').update(`cursor:${seed}`).digest());
 	const api = new Api(
 		store,
 		renderer,
@@ -161,10 +162,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		jwt,
 		clock,
 	);
-	apiServer.on('request', answerErrors(api.handle));
+	apiServer.on('request', answerErrors(clock, api.handle));
 	authServer.on(
 		'request',
-		answerErrors(async (req, res) => {
+		answerErrors(clock, async (req, res) => {
 			const status = await authorization.handle(req, res);
 			// The path only: the query of /oauth2/authorize carries codes and state.
 			options.log?.(`auth ${req.method} ${new URL(req.url ?? '/', authUrl).pathname} ${status}`);
@@ -191,12 +192,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		completeAmlDetermination: controls.completeAmlDetermination,
 		createApiKey: controls.createApiKey,
 		revokeApiKey: controls.revokeApiKey,
+		expireCursors: controls.expireCursors,
 	};
 }
 
-/** A request handler that answers 500 for an unexpected error instead of stopping the process. */
-function answerErrors(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+/**
+ * A request handler whose answers carry the service clock's `Date`, and that answers 500 for an
+ * unexpected error instead of stopping the process.
+ */
+function answerErrors(clock: Clock, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
 	return (req: IncomingMessage, res: ServerResponse) => {
+		dateFromClock(res, () => clock.nowMs());
 		handler(req, res).catch((error) => {
 			console.error('Compliance Records sandbox: internal error', error);
 			sendJson(res, 500, { message: INTERNAL_ERROR_MESSAGE });

@@ -3,7 +3,9 @@
  * every full page (so a full final page is followed by an empty one without a cursor).
  *
  * A cursor is standard base64 (not URL-safe) of: two marker bytes, the position where the
- * next page starts, and an HMAC binding it to the firm, the list and its sinceModifiedAt.
+ * next page starts, and an HMAC binding it to the firm, the list, its sinceModifiedAt and the
+ * cursors' generation (`expireAll()` starts a new one: every cursor issued before answers 400,
+ * as a service's expired cursors would).
  * The marker makes every cursor start with `+/` and its length makes it end with `=`: a
  * client that forgets to URL-encode the cursor is caught on its first page, not by chance
  * (a `+` sent raw arrives as a space and is refused with 400).
@@ -33,7 +35,15 @@ export interface Page<T> {
 }
 
 export class Cursors {
+	/** Cursors of earlier generations have expired. */
+	private generation = 0;
+
 	constructor(private readonly secret: Buffer) {}
+
+	/** Every cursor issued so far expires: using one answers 400. */
+	expireAll(): void {
+		this.generation++;
+	}
 
 	encode(scope: CursorScope, position: number): string {
 		const bytes = Buffer.alloc(CURSOR_BYTES);
@@ -56,7 +66,13 @@ export class Cursors {
 			throw badRequest('Invalid cursor: pass meta.next_cursor back unchanged (URL-encoded), or omit cursor for the first page.');
 		}
 		const position = bytes.readUInt32BE(MARKER.length);
-		if (!timingSafeEqual(bytes.subarray(MARKER.length + 4), this.mac(scope, position))) {
+		const mac = bytes.subarray(MARKER.length + 4);
+		if (!timingSafeEqual(mac, this.mac(scope, position))) {
+			for (let generation = 0; generation < this.generation; generation++) {
+				if (timingSafeEqual(mac, this.mac(scope, position, generation))) {
+					throw badRequest('This cursor has expired: start the listing again without a cursor.');
+				}
+			}
 			throw badRequest(
 				'Invalid cursor for this request: a cursor only works on the list and with the sinceModifiedAt ' +
 					'of the request that returned it. Start again without a cursor.',
@@ -89,9 +105,9 @@ export class Cursors {
 		return { data, meta };
 	}
 
-	private mac(scope: CursorScope, position: number): Buffer {
+	private mac(scope: CursorScope, position: number, generation = this.generation): Buffer {
 		return createHmac('sha256', this.secret)
-			.update(`${scope.list}\n${scope.firmId}\n${scope.sinceModifiedAt ?? ''}\n${position}`)
+			.update(`${scope.list}\n${scope.firmId}\n${scope.sinceModifiedAt ?? ''}\n${position}\n${generation}`)
 			.digest()
 			.subarray(0, MAC_BYTES);
 	}

@@ -37,6 +37,28 @@ describe('test controls', () => {
 			expect(Math.abs(Date.parse((await control('GET', '/clock')).body.data.now) - Date.now())).toBeLessThan(5_000);
 		});
 
+		it("sets every answer's Date header, as a service's own clock would: offset, frozen, on errors, faults and the authorization server", async () => {
+			const dateOf = (reply: { headers: Headers }) => Date.parse(reply.headers.get('date') ?? '');
+			sandbox.setClock({ offsetMs: -3 * 86_400_000 });
+			const before = Date.parse(sandbox.now());
+			const reply = await api.get('/clients?limit=1');
+			expect(reply.headers.get('date')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+			expect(dateOf(reply)).toBeGreaterThanOrEqual(before - 1_000); // one-second resolution
+			expect(dateOf(reply)).toBeLessThanOrEqual(Date.parse(sandbox.now()));
+
+			sandbox.setClock({ frozenAt: '2031-05-01T08:00:00.750Z' });
+			sandbox.injectFaults({ count: 1, status: 503, delayMs: 50, path: '/firm' });
+			const answers = [
+				await api.get('/clients'),
+				await api.get('/clients/nobody'),
+				await api.get('/firm'),
+				await send(`${sandbox.authUrl}/.well-known/openid-configuration`),
+				await control('GET', '/clock'),
+			];
+			expect(answers.map((answer) => answer.status)).toEqual([200, 404, 503, 200, 200]);
+			for (const answer of answers) expect(answer.headers.get('date')).toBe('Thu, 01 May 2031 08:00:00 GMT');
+		});
+
 		it('refuses settings that are not a time', async () => {
 			expect(() => sandbox.setClock({ frozenAt: 'soon' })).toThrow(/frozenAt must be a date-time/);
 			expect(() => sandbox.setClock({ offsetMs: Number.NaN })).toThrow(/offsetMs must be a finite number/);
@@ -165,6 +187,23 @@ describe('test controls', () => {
 		expect((await api.get(`/clients/${client.id}`)).body.data.lastModifiedAt).toBe(reply.body.data.lastModifiedAt);
 		expect((await control('POST', '/clients/nobody/aml-determination', { riskLevel: 'LOW' })).status).toBe(404);
 		expect((await control('POST', `/clients/${client.id}/aml-determination`, { riskLevel: 'EXTREME' })).status).toBe(400);
+	});
+
+	it('expires every list cursor issued so far, programmatically and over HTTP: using one answers 400', async () => {
+		const first = await api.get('/clients?limit=2');
+		const cursor = encodeURIComponent(first.body.meta.next_cursor);
+		expect((await api.get(`/clients?limit=2&cursor=${cursor}`)).status).toBe(200);
+		sandbox.expireCursors();
+		const expired = await api.get(`/clients?limit=2&cursor=${cursor}`);
+		expect(expired).toMatchObject({ status: 400, body: { message: 'This cursor has expired: start the listing again without a cursor.' } });
+		const fresh = await api.get('/clients?limit=2');
+		expect(fresh.body.data).toEqual(first.body.data);
+		expect((await api.get(`/clients?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`)).status).toBe(200);
+		expect((await control('POST', '/cursors/expire')).status).toBe(204);
+		expect((await api.get(`/clients?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`)).status).toBe(400);
+		// A cursor altered or used on another list is still refused as such, not as expired.
+		const other = await api.get(`/individuals?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`);
+		expect(other.body.message).toMatch(/^Invalid cursor for this request/);
 	});
 
 	it('creates and revokes API keys over HTTP, as the web app does', async () => {

@@ -9,7 +9,7 @@ import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/Complian
 import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
-import { createPoller } from './poll';
+import { createPoller, type PollEngine } from './poll';
 import { nodeUnderTest } from './runNode';
 
 /*
@@ -26,17 +26,26 @@ export interface TriggerPollerOptions {
 	timezone?: string;
 	/** What n8n's `getPollBudgetMs()` answers; n8n's default (5 minutes) when absent. */
 	budgetMs?: number;
+	/** How n8n keeps the static data (see poll.ts); when absent, every poll's state is kept. */
+	engine?: PollEngine;
 }
 
 export interface TriggerPoller {
 	/** One poll through n8n-core's poll executor: the JSON of the items emitted ([] when none). */
 	poll(): Promise<IDataObject[]>;
+	/** The poll n8n runs on activating the workflow; see {@link poll}. */
+	activate(): Promise<IDataObject[]>;
+	/** The workflow's static data ('global') as n8n last saved it. */
+	savedWorkflowData(): IDataObject;
 	/** The trigger node's static data as n8n last saved it. */
 	saved(): IDataObject;
 	/** The trigger node's static data in memory, saved or not. */
 	inMemory(): IDataObject;
-	/** n8n restarted from this saved node static data (or re-ran a tick from it). */
-	load(saved: IDataObject): void;
+	/**
+	 * n8n restarted from this saved node static data (or re-ran a tick from it), and this
+	 * workflow static data ('global'; none when absent).
+	 */
+	load(saved: IDataObject, workflowData?: IDataObject): void;
 	/**
 	 * "Fetch Test Event": n8n's WorkflowExecute runs the workflow in manual mode, on a workflow
 	 * holding the trigger's current static data; `staticData` is that node's static data after.
@@ -44,9 +53,9 @@ export interface TriggerPoller {
 	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error; staticData: IDataObject }>;
 }
 
-export function createTriggerPoller({ parameters, credentials, timezone, budgetMs }: TriggerPollerOptions): TriggerPoller {
+export function createTriggerPoller({ parameters, credentials, timezone, budgetMs, engine }: TriggerPollerOptions): TriggerPoller {
 	const nodeType = new ComplianceRecordsTrigger();
-	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs });
+	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs, engine });
 	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials });
 	const key = `node:${node.name}`;
 	const ofNode = (staticData: IDataObject) => (staticData[key] ?? {}) as IDataObject;
@@ -55,9 +64,13 @@ export function createTriggerPoller({ parameters, credentials, timezone, budgetM
 		async poll() {
 			return (await poller.poll())?.[0]?.map((item) => item.json) ?? [];
 		},
+		async activate() {
+			return (await poller.activate())?.[0]?.map((item) => item.json) ?? [];
+		},
+		savedWorkflowData: () => (poller.savedStaticData().global ?? {}) as IDataObject,
 		saved: () => ofNode(poller.savedStaticData()),
 		inMemory: () => ofNode(poller.staticData()),
-		load: (saved) => poller.restart({ [key]: saved }),
+		load: (saved, workflowData) => poller.restart({ [key]: saved, ...(workflowData && { global: workflowData }) }),
 		async fetchTestEvent() {
 			const workflow = workflowWith(node, nodeTypes, { staticData: poller.staticData(), timezone });
 			const runExecutionData = createRunExecutionData({
@@ -90,6 +103,7 @@ type PageHook = (page: number) => Promise<PageAnswer | void> | PageAnswer | void
 export async function pageHookProxy(sandbox: Sandbox) {
 	let beforePage: PageHook = () => undefined;
 	let laterPages = 0;
+	let dateHeader = true;
 	const upstream = new URL(sandbox.baseUrl);
 
 	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -115,7 +129,12 @@ export async function pageHookProxy(sandbox: Sandbox) {
 					headers,
 					body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
 				});
-				response.writeHead(answer.status, Object.fromEntries(answer.headers));
+				const answerHeaders = Object.fromEntries(answer.headers);
+				if (!dateHeader) {
+					response.sendDate = false;
+					delete answerHeaders.date;
+				}
+				response.writeHead(answer.status, answerHeaders);
 				response.end(Buffer.from(await answer.arrayBuffer()));
 			} catch (error) {
 				response.writeHead(502).end(String(error));
@@ -127,6 +146,10 @@ export async function pageHookProxy(sandbox: Sandbox) {
 
 	return {
 		credentials: () => credentialsFor({ ...sandbox, baseUrl }),
+		/** Whether answers keep the service's `Date` header (a service behind a proxy that drops it). */
+		sendDate(send: boolean) {
+			dateHeader = send;
+		},
 		/** Runs before each later page of every listing; reset with `onLaterPage(() => undefined)`. */
 		onLaterPage(hook: PageHook) {
 			beforePage = hook;

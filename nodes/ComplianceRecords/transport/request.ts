@@ -156,6 +156,12 @@ function httpStatusOf(error: unknown): number | undefined {
 	return Number.isInteger(status) && status >= 400 ? status : undefined;
 }
 
+/** A successful answer: its body, and its headers (names in lower case). */
+export interface ServiceResponse {
+	body: IDataObject;
+	headers: IDataObject;
+}
+
 /**
  * Sends one request with the credential chosen in the node's `authentication` parameter and
  * returns the response body; failures become the same errors the declarative operations give.
@@ -163,6 +169,11 @@ function httpStatusOf(error: unknown): number | undefined {
  * firm record that names given by expression are looked up in.
  */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<IDataObject> {
+	return (await serviceResponse.call(this, request)).body;
+}
+
+/** {@link serviceRequest}, with the response's headers too (the trigger reads `Date`). */
+export async function serviceResponse(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const node = this.getNode();
 	const authentication = authenticationOf(this);
 	const credentialType = credentialTypeFor(authentication);
@@ -215,5 +226,5 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 			errorContext,
 		);
 	}
-	return response.body as IDataObject;
+	return { body: response.body as IDataObject, headers: (response.headers ?? {}) as IDataObject };
 }

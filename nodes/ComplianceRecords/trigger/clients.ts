@@ -2,8 +2,8 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { pages, type ListPage } from '../transport/paging';
-import { serviceRequest } from '../transport/request';
-import type { Sighting } from './cursor';
+import { serviceRequest, serviceResponse } from '../transport/request';
+import { clientKey, firstEvaluationBound, serviceTimeFromDate, type Sighting } from './cursor';
 
 /** A client as the list returns it (or in full, with Fetch Full Client). */
 export interface Client extends IDataObject {
@@ -20,15 +20,23 @@ export interface Listing {
 /** n8n-core's own default, for n8n versions whose poll context has no `getPollBudgetMs`. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60 * 1000;
 
+/** How many of the latest requests say how long the next one may take. */
+const RECENT_REQUESTS = 5;
+
 /**
- * The poll's time budget and clock. n8n abandons a poll that runs past `getPollBudgetMs()`; the
- * trigger stops first, with an error that says what happened, and emits nothing. Durations come
- * from the host's monotonic clock, never its wall clock.
+ * The poll's time budget and clock. n8n abandons a poll that runs past `getPollBudgetMs()`. A
+ * poll starts a request only while the slowest of the latest few would fit twice into what is
+ * left ({@link hasRoom}), so it stops on its own, in time to emit what it has; a request still
+ * unanswered when the budget is spent fails the poll with an error that says so (the service is
+ * slow, not the backlog large). Durations come from the host's monotonic clock, never its wall
+ * clock.
  */
 export class PollBudget {
 	private readonly startedAt = performance.now();
 
 	private readonly budgetMs: number;
+
+	private readonly recentMs: number[] = [];
 
 	constructor(private readonly context: IPollFunctions) {
 		this.budgetMs =
@@ -43,6 +51,11 @@ export class PollBudget {
 		return Math.max(0, this.budgetMs - this.elapsed());
 	}
 
+	/** Whether another request is expected to end well inside the budget. */
+	hasRoom(): boolean {
+		return this.elapsed() + 2 * Math.max(0, ...this.recentMs) <= this.budgetMs;
+	}
+
 	/**
 	 * The timeout to give a request, so it does not linger after the poll gave up on it: a moment
 	 * past the budget, so that {@link within}'s clearer error always comes first.
@@ -53,6 +66,7 @@ export class PollBudget {
 
 	/** Resolves with `request`, or throws once the budget is spent, whichever comes first. */
 	async within<T>(request: Promise<T>): Promise<T> {
+		const sentAt = this.elapsed();
 		const remaining = this.remaining();
 		const settled = new AbortController();
 		const timeout = sleep(remaining, settled.signal).then(
@@ -72,6 +86,8 @@ export class PollBudget {
 			return await Promise.race([request, timeout]);
 		} finally {
 			settled.abort();
+			this.recentMs.push(this.elapsed() - sentAt);
+			if (this.recentMs.length > RECENT_REQUESTS) this.recentMs.shift();
 		}
 	}
 }
@@ -99,11 +115,57 @@ function checkedClient(context: IPollFunctions, item: unknown): Client {
 	return client;
 }
 
+/** A header of a response, whatever the case of its name. */
+function header(headers: IDataObject, name: string): unknown {
+	const found = Object.keys(headers).find((key) => key.toLowerCase() === name);
+	return found === undefined ? undefined : headers[found];
+}
+
+/** When a page of `GET /clients` came, and what its `Date` says. */
+interface ReceivedPage {
+	/** Host-monotonic ms from sending the poll's first page request to receiving this page. */
+	lateness: number;
+	/** {@link serviceTimeFromDate} of this answer, when it has a usable `Date`. */
+	serviceTime: number | undefined;
+}
+
+/**
+ * The trigger's `GET /clients` for the one paging loop (`pages()`): every client modified at or
+ * after `since` (every client when undefined). `received()` describes the page last fetched.
+ */
+function clientPages(context: IPollFunctions, budget: PollBudget, since: number | undefined) {
+	const filter: IDataObject = since === undefined ? {} : { sinceModifiedAt: new Date(since).toISOString() };
+	let firstRequestAt: number | undefined;
+	let last: ReceivedPage | undefined;
+	const fetchPage = async (paging: { limit: number; cursor?: string }) => {
+		const sentAt = budget.elapsed();
+		firstRequestAt ??= sentAt;
+		const { body, headers } = await budget.within(
+			serviceResponse.call(context, {
+				method: 'GET',
+				url: '/clients',
+				qs: { ...filter, ...paging },
+				timeout: budget.requestTimeout(),
+			}),
+		);
+		if (!Array.isArray(body?.data)) throw unreadable(context, 'a list page has no data array');
+		const receivedAt = budget.elapsed();
+		last = {
+			lateness: receivedAt - firstRequestAt,
+			serviceTime: serviceTimeFromDate(header(headers, 'date'), receivedAt - sentAt),
+		};
+		const clients = (body.data as unknown[]).map((item) => checkedClient(context, item));
+		return { ...(body as unknown as ListPage<unknown>), data: clients };
+	};
+	const received = () => last as ReceivedPage;
+	return { fetchPage, received };
+}
+
 /**
  * Lists every client modified at or after `since` (every client when undefined), page by page
  * to the end, and records when each page arrived. A client listed twice (a position that moved
  * while paging) is kept once, in its newest state. Any failure throws: a partial listing is
- * never used.
+ * never used. (Fetch Test Event's sampler; a poll lists through {@link sweep}.)
  */
 export async function listClients(
 	this: IPollFunctions,
@@ -112,28 +174,10 @@ export async function listClients(
 ): Promise<Listing> {
 	const newest = new Map<string, Client>();
 	const sightings: Sighting[] = [];
-	const filter: IDataObject = since === undefined ? {} : { sinceModifiedAt: new Date(since).toISOString() };
-	const firstRequestAt = budget.elapsed();
-	let pageNumber = 0;
-	const fetchPage = async (paging: { limit: number; cursor?: string }) => {
-		const page = (await budget.within(
-			serviceRequest.call(this, {
-				method: 'GET',
-				url: '/clients',
-				qs: { ...filter, ...paging },
-				timeout: budget.requestTimeout(),
-			}),
-		)) as IDataObject | undefined;
-		if (!Array.isArray(page?.data)) throw unreadable(this, 'a list page has no data array');
-		return page as unknown as ListPage<unknown>;
-	};
-
+	const { fetchPage, received } = clientPages(this, budget, since);
 	for await (const { records } of pages(fetchPage)) {
-		pageNumber++;
-		// Page 1 was evaluated at the poll's first evaluation; later pages at most this much later.
-		const lateness = pageNumber === 1 ? 0 : budget.elapsed() - firstRequestAt;
-		for (const item of records) {
-			const client = checkedClient(this, item);
+		const { lateness } = received();
+		for (const client of records) {
 			const modifiedAt = Date.parse(client.lastModifiedAt);
 			sightings.push({ modifiedAt, lateness });
 			const known = newest.get(client.id);
@@ -141,6 +185,118 @@ export async function listClients(
 		}
 	}
 	return { clients: [...newest.values()], sightings };
+}
+
+/**
+ * The service's time, as a lower bound (epoch ms), from the `Date` of its answer to the cheapest
+ * list request there is; undefined when the answer has no usable `Date`.
+ */
+export async function serviceTime(this: IPollFunctions, budget: PollBudget): Promise<number | undefined> {
+	const sentAt = budget.elapsed();
+	const { headers } = await budget.within(
+		serviceResponse.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeout: budget.requestTimeout() }),
+	);
+	return serviceTimeFromDate(header(headers, 'date'), budget.elapsed() - sentAt);
+}
+
+/**
+ * A listing in progress across polls: what a poll saves when the budget ends it before the list
+ * does, so that the next poll resumes it. Its filter is the caller's (a page cursor is bound to
+ * the filter it was issued for).
+ */
+export interface Sweep {
+	/** The page cursor to resume at; undefined: the first page. */
+	next?: string;
+	/** A lower bound (service epoch ms) on when the service evaluated the sweep's first page. */
+	firstEvaluation: number;
+	/** The key of the last client of the last page handled whole. */
+	last?: string;
+	/** After a refused cursor: replay up to and including this client key (see cursor.ts). */
+	replayUntil?: string;
+}
+
+/** A listed client; `replayed` while a sweep lists again what it had passed (see cursor.ts). */
+export interface ListedClient {
+	client: Client;
+	replayed: boolean;
+}
+
+/**
+ * Handles one page, in list order; resolves false when it stopped part-way (the budget), after
+ * handling a prefix of the page, so that the next poll lists the page again.
+ */
+export type PageHandler = (clients: ListedClient[]) => Promise<boolean>;
+
+/** A sweep after a poll: `complete` when the list ended, else what to save for the next poll. */
+export interface SweepProgress {
+	complete: boolean;
+	sweep: Sweep;
+}
+
+function isRefusal(error: unknown): boolean {
+	return String((error as { httpCode?: unknown }).httpCode) === '400';
+}
+
+/**
+ * Runs a sweep for one poll through the one paging loop (`pages()`): from the saved sweep's
+ * cursor, or from the first page when `saved` is undefined (then this poll measures the sweep's
+ * first evaluation: `Date` of page 1, sightings). After each page handled whole, it goes on only
+ * while the budget has room. A saved cursor the service refuses (400: expired) restarts the
+ * sweep at its first page, replaying what it had passed; any other failure throws.
+ */
+export async function sweep(
+	this: IPollFunctions,
+	budget: PollBudget,
+	since: number | undefined,
+	saved: Sweep | undefined,
+	handle: PageHandler,
+): Promise<SweepProgress> {
+	const progress: Sweep = { firstEvaluation: -Infinity, ...saved };
+	const measuring = saved === undefined;
+
+	const run = async (): Promise<boolean> => {
+		const { fetchPage, received } = clientPages(this, budget, since);
+		let pageStart = progress.next;
+		for await (const { records: clients, next } of pages(fetchPage, { from: progress.next })) {
+			const page = received();
+			if (measuring) {
+				const sightings = clients.map((client) => ({ modifiedAt: Date.parse(client.lastModifiedAt), lateness: page.lateness }));
+				const pageOne = pageStart === undefined && page.serviceTime !== undefined ? page.serviceTime : -Infinity;
+				progress.firstEvaluation = Math.max(progress.firstEvaluation, pageOne, firstEvaluationBound(sightings));
+			}
+			const listed = clients.map((client) => {
+				const replayed = progress.replayUntil !== undefined;
+				if (replayed && clientKey(client.id) === progress.replayUntil) progress.replayUntil = undefined;
+				return { client, replayed };
+			});
+			if (!(await handle(listed))) {
+				progress.next = pageStart;
+				return false;
+			}
+			const lastClient = clients.at(-1);
+			if (lastClient && !listed.at(-1)?.replayed) progress.last = clientKey(lastClient.id);
+			progress.next = pageStart = next;
+			if (next !== undefined && !budget.hasRoom()) return false;
+		}
+		return true;
+	};
+
+	// Only the saved cursor, on the poll's first request, may be refused this way. The errors
+	// passed on are already the n8n errors of the failed request.
+	const outcome = await run().catch((error: unknown) => {
+		if (progress.next !== undefined && progress.next === saved?.next && isRefusal(error)) return 'refused' as const;
+		throw error;
+	});
+	let complete: boolean;
+	if (outcome === 'refused') {
+		progress.next = undefined;
+		progress.replayUntil ??= progress.last;
+		complete = await run();
+	} else {
+		complete = outcome;
+	}
+	if (complete) return { complete, sweep: { firstEvaluation: progress.firstEvaluation } };
+	return { complete, sweep: progress };
 }
 
 /** GET /clients/{id}: the client with partner, manager, business unit and services. */

@@ -65,14 +65,16 @@ export class DueMemory {
 	 * observing the same state twice emits at most once.
 	 */
 	observe(clientId: string, date: unknown, window: ReviewWindow): boolean {
+		const entering = this.isEntering(clientId, date, window);
 		const key = clientKey(clientId);
-		if (!isInWindow(window, date)) {
-			this.dateByKey.delete(key);
-			return false;
-		}
-		if (this.dateByKey.get(key) === date) return false;
-		this.dateByKey.set(key, date);
-		return true;
+		if (isInWindow(window, date)) this.dateByKey.set(key, date);
+		else this.dateByKey.delete(key);
+		return entering;
+	}
+
+	/** What {@link observe} would answer, without recording anything. */
+	isEntering(clientId: string, date: unknown, window: ReviewWindow): boolean {
+		return isInWindow(window, date) && this.dateByKey.get(clientKey(clientId)) !== date;
 	}
 
 	/** Forgets dates before `date`: they have left the window for good. */

@@ -1,71 +1,187 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { decodeSeen, encodeSeen, type StreamCursor } from './cursor';
+import { CLIENT_KEY_LENGTH, decodeSeen, encodeSeen, type Seen } from './cursor';
+import type { StreamState, StreamSweep } from './events/changes';
+import type { ReviewState, ReviewSweep } from './events/reviewDue';
 import { DueMemory } from './reviewWindow';
 
 /*
- * What the trigger keeps between polls, in the node's static data
- * (`getWorkflowStaticData('node')`) and nowhere else.
+ * What the trigger keeps between polls: its state in the node's static data
+ * (`getWorkflowStaticData('node')`), and a copy of the state its first poll took in the
+ * workflow's static data (`getWorkflowStaticData('global')`).
  *
- * How n8n keeps it (read in n8n-core 2.40 and n8n's cli): the poll mutates the object in place;
- * with the in-memory poller, the same Workflow object serves every poll and n8n writes its
- * static data to the database when a poll emits (`__emit` calls `saveStaticData` before the
- * execution starts); a poll that emits nothing changes memory only. With n8n's durable
- * scheduler, each tick reads the static data fresh from the database, runs `poll()` inside a
- * staging scope, and commits the cursor with the execution, or on its own when nothing was
- * emitted; an occurrence may run twice from the same saved state (at least once). When
- * `poll()` throws, n8n records an error execution and commits nothing.
+ * How n8n keeps them (read in n8n-core 2.40 and n8n's cli): the poll mutates the objects in
+ * place. With the in-memory poller, the same Workflow object serves every poll and n8n writes its
+ * static data to the database when a poll emits (`__emit` calls `saveStaticData`) and after
+ * activation; a poll that emits nothing changes memory only. With n8n's durable scheduler, each
+ * tick reads the static data fresh from the database; a poll that emits nothing is kept only with
+ * durable cursors, which stage the node's static data (not the workflow's) and commit it with the
+ * execution, or on its own when nothing was emitted. An occurrence may run twice from the same
+ * saved state (at least once). When `poll()` throws, n8n records an error execution and commits
+ * nothing.
  *
  * So the trigger writes its state once, after the whole poll succeeded, right before returning
  * (a failed poll leaves it untouched), and a re-run from an older saved state is safe: it
  * emits only what that state has not handled. Top-level keys are assigned, never mutated in
  * place, so n8n's change tracking (an observable proxy one level deep) always notices.
+ *
+ * The activation copy: with durable cursors, n8n keeps nothing of the node state written by the
+ * poll it runs on activation (it commits the staged cursor only with an execution, and that poll
+ * emits nothing), but it saves the workflow's static data after activating. The next poll then
+ * finds no node state; were it to start afresh, it would record, not emit, the changes made since
+ * activation. It starts from the copy instead. The copy is used only by a poll that finds the
+ * node's static data empty, or holding the state of another configuration begun before the copy
+ * was taken (the event changed while the workflow was off, then activated): after any poll whose
+ * state n8n kept, it is never read again.
  */
 
 export type TriggerEvent = 'clientModified' | 'amlDeterminationCompleted' | 'reviewDue';
 
-const VERSION = 1;
+/** 1: the released 0.1.0 (no listing across polls, no activation copy); read and migrated. */
+const VERSION = 2;
 
-export interface SavedState {
-	event: TriggerEvent;
-	/** The watermark; undefined when every client must be listed (no client seen yet). */
-	cursor: StreamCursor | undefined;
-	/** reviewDue only: the window length it was recorded for, the last scan's date, the memory. */
-	reviewDays?: number;
-	scannedOn?: string;
-	due?: DueMemory;
+export type SavedState = (
+	| { event: 'clientModified' | 'amlDeterminationCompleted'; stream: StreamState }
+	| { event: 'reviewDue'; reviewDays: number; review: ReviewState }
+) & {
+	/**
+	 * When (the n8n host's epoch ms) the trigger took its starting point for this configuration:
+	 * it orders an activation copy against node state of another configuration. Absent in 0.1.0.
+	 */
+	startedAt?: number;
+};
+
+const isoOrNull = (time: number | undefined) => (time !== undefined && Number.isFinite(time) ? new Date(time).toISOString() : null);
+
+/** An ISO date-time as epoch ms; null as `absent`; undefined for anything else. */
+function timeOf(value: unknown, absent: number | undefined): number | undefined | null {
+	if (value === null) return absent ?? null;
+	const time = typeof value === 'string' ? Date.parse(value) : NaN;
+	return Number.isNaN(time) ? undefined : time;
+}
+
+const isKey = (value: unknown) => value === undefined || (typeof value === 'string' && value.length === CLIENT_KEY_LENGTH);
+
+type DecodedSweep = Omit<StreamSweep, 'seen'> & ReviewSweep & { seen?: Seen };
+
+function decodeSweep(encoded: unknown, since: number | undefined): DecodedSweep | undefined | null {
+	if (encoded === undefined) return undefined;
+	if (typeof encoded !== 'object' || encoded === null) return null;
+	const { next, firstEvaluation, last, replayUntil, seen, recording, scan } = encoded as IDataObject;
+	const evaluated = timeOf(firstEvaluation, -Infinity);
+	if (typeof evaluated !== 'number' || (next !== undefined && typeof next !== 'string')) return null;
+	if (!isKey(last) || !isKey(replayUntil) || (scan !== undefined && typeof scan !== 'string')) return null;
+	const decoded: DecodedSweep = { firstEvaluation: evaluated };
+	if (next !== undefined) decoded.next = next as string;
+	if (last !== undefined) decoded.last = last as string;
+	if (replayUntil !== undefined) decoded.replayUntil = replayUntil as string;
+	if (recording === true) decoded.recording = true;
+	if (scan !== undefined) decoded.scan = scan as string;
+	if (seen !== undefined) {
+		const decodedSeen = since === undefined ? undefined : decodeSeen(seen, since);
+		if (!decodedSeen) return null;
+		decoded.seen = decodedSeen;
+	}
+	return decoded;
+}
+
+function encodeSweep(sweep: DecodedSweep, since: number | undefined): IDataObject {
+	const { next, firstEvaluation, last, replayUntil, seen, recording, scan } = sweep;
+	const encoded: IDataObject = { firstEvaluation: isoOrNull(firstEvaluation) };
+	if (next !== undefined) encoded.next = next;
+	if (last !== undefined) encoded.last = last;
+	if (replayUntil !== undefined) encoded.replayUntil = replayUntil;
+	if (seen && seen.size > 0 && since !== undefined) encoded.seen = encodeSeen({ since, seen });
+	if (recording) encoded.recording = true;
+	if (scan !== undefined) encoded.scan = scan;
+	return encoded;
 }
 
 /**
  * The saved state, or undefined when there is none for this configuration: never polled, or
- * the event (or review window) changed since, or data this version did not write. The caller
- * then starts over as on activation.
+ * the event (or review window) changed since, or data this package did not write. The caller
+ * then starts over as on activation. Reads this version's format and the released 0.1.0 one.
  */
-export function readState(
+export function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number): SavedState | undefined {
+	if (typeof staticData !== 'object' || staticData === null) return undefined;
+	const data = staticData as IDataObject;
+	if ((data.version !== 1 && data.version !== VERSION) || data.event !== event) return undefined;
+	if (event === 'reviewDue' && data.reviewDays !== reviewDays) return undefined;
+
+	const since = timeOf(data.since, undefined);
+	if (since === undefined) return undefined;
+	const seen = since === null ? new Map() : decodeSeen(data.seen ?? {}, since);
+	const sweep = decodeSweep(data.sweep, since ?? undefined);
+	if (!seen || sweep === null) return undefined;
+
+	const startedAt = startedAtOf(data);
+	if (event !== 'reviewDue') {
+		if (since === null) return undefined; // 0.1.0 never wrote this for a stream
+		const stream: StreamState = { cursor: { since, seen } };
+		if (sweep) {
+			const { next, firstEvaluation, last, replayUntil, recording } = sweep;
+			stream.sweep = { next, firstEvaluation, last, replayUntil, recording, seen: sweep.seen ?? new Map() };
+		}
+		return { event, stream, startedAt };
+	}
+	const due = DueMemory.decode(data.due);
+	if (!due || (data.scannedOn !== undefined && typeof data.scannedOn !== 'string')) return undefined;
+	const review: ReviewState = { since: since ?? undefined, scannedOn: data.scannedOn as string | undefined, due };
+	if (sweep) review.sweep = sweep;
+	return { event, reviewDays: reviewDays as number, review, startedAt };
+}
+
+/** {@link SavedState.startedAt} of any static data; undefined when it has none. */
+function startedAtOf(data: IDataObject): number | undefined {
+	return typeof data.startedAt === 'number' && Number.isFinite(data.startedAt) ? data.startedAt : undefined;
+}
+
+/**
+ * The state a poll goes on from: the node's own, when it is for this configuration; else the
+ * activation copy, when it is for this configuration and n8n kept nothing the node wrote since
+ * the copy was taken (the node's static data is empty, or from a configuration started earlier);
+ * else none (start over as on activation).
+ */
+export function stateToResume(
 	staticData: IDataObject,
+	activationCopy: unknown,
 	event: TriggerEvent,
 	reviewDays?: number,
 ): SavedState | undefined {
-	if (staticData.version !== VERSION || staticData.event !== event) return undefined;
-	if (event === 'reviewDue' && staticData.reviewDays !== reviewDays) return undefined;
-
-	let cursor: StreamCursor | undefined;
-	if (staticData.since !== null) {
-		const since = typeof staticData.since === 'string' ? Date.parse(staticData.since) : NaN;
-		const seen = decodeSeen(staticData.seen ?? {}, since);
-		if (Number.isNaN(since) || !seen) return undefined;
-		cursor = { since, seen };
-	}
-	if (event !== 'reviewDue') return cursor && { event, cursor };
-
-	const due = DueMemory.decode(staticData.due);
-	if (!due || typeof staticData.scannedOn !== 'string') return undefined;
-	return { event, cursor, reviewDays, scannedOn: staticData.scannedOn, due };
+	const own = readState(staticData, event, reviewDays);
+	if (own) return own;
+	const copy = readState(activationCopy, event, reviewDays);
+	if (!copy) return undefined;
+	return isUnused(staticData) || (copy.startedAt ?? -Infinity) > (startedAtOf(staticData) ?? -Infinity) ? copy : undefined;
 }
 
 /** Which write of the state a poll started from; see {@link commitState}. */
 export function generationOf(staticData: IDataObject): number {
 	return typeof staticData.generation === 'number' ? staticData.generation : 0;
+}
+
+/** Whether a node's static data holds nothing the trigger wrote: it never polled, or n8n kept none. */
+function isUnused(staticData: IDataObject): boolean {
+	return staticData.version === undefined;
+}
+
+function encodeState(state: SavedState, generation: number): IDataObject {
+	const encoded: IDataObject = { version: VERSION, event: state.event, generation };
+	if (state.startedAt !== undefined) encoded.startedAt = state.startedAt;
+	if (state.event !== 'reviewDue') {
+		const { cursor, sweep } = state.stream;
+		encoded.since = isoOrNull(cursor.since);
+		if (cursor.seen.size > 0) encoded.seen = encodeSeen(cursor);
+		if (sweep) encoded.sweep = encodeSweep(sweep, cursor.since);
+		return encoded;
+	}
+	const { since, scannedOn, due, sweep } = state.review;
+	encoded.since = isoOrNull(since);
+	encoded.reviewDays = state.reviewDays;
+	if (scannedOn !== undefined) encoded.scannedOn = scannedOn;
+	encoded.due = due.encode();
+	if (sweep) encoded.sweep = encodeSweep(sweep, since);
+	return encoded;
 }
 
 /**
@@ -76,19 +192,18 @@ export function generationOf(staticData: IDataObject): number {
  */
 export function commitState(staticData: IDataObject, startedFrom: number, state: SavedState): boolean {
 	if (generationOf(staticData) !== startedFrom) return false;
-	const encoded: IDataObject = {
-		version: VERSION,
-		event: state.event,
-		generation: startedFrom + 1,
-		since: state.cursor ? new Date(state.cursor.since).toISOString() : null,
-	};
-	if (state.cursor && state.cursor.seen.size > 0) encoded.seen = encodeSeen(state.cursor);
-	if (state.event === 'reviewDue') {
-		encoded.reviewDays = state.reviewDays;
-		encoded.scannedOn = state.scannedOn;
-		encoded.due = state.due?.encode() ?? {};
-	}
+	const encoded = encodeState(state, startedFrom + 1);
 	for (const key of Object.keys(staticData)) if (!(key in encoded)) delete staticData[key];
 	for (const [key, value] of Object.entries(encoded)) staticData[key] = value;
 	return true;
+}
+
+/** Where, in the workflow's static data, a trigger node keeps its activation copy. */
+export function activationCopyKey(nodeName: string): string {
+	return `complianceRecordsTrigger:${nodeName}`;
+}
+
+/** Keeps a copy of the state the poll that took the trigger's starting point committed. */
+export function keepActivationCopy(workflowStaticData: IDataObject, nodeName: string, state: SavedState): void {
+	workflowStaticData[activationCopyKey(nodeName)] = encodeState(state, 1);
 }

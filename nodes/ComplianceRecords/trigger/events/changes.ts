@@ -1,14 +1,30 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { advanceCursor, isNewChange, type HandledChange, type StreamCursor } from '../cursor';
-import { listClients, timestampOf, type Client, type PollBudget } from '../clients';
+import {
+	clientKey,
+	COMMIT_LAG_MS,
+	completeCursor,
+	isNewChange,
+	isReplayedChange,
+	rememberIn,
+	sweepFloor,
+	sweepSeenAfterStop,
+	type HandledChange,
+	type Seen,
+	type StreamCursor,
+} from '../cursor';
+import { serviceTime, sweep, timestampOf, type Client, type PollBudget, type Sweep } from '../clients';
 
 /*
  * Client Created or Modified, and AML Determination Completed: one stream of modified clients
  * (completing a determination moves lastModifiedAt), each event with its own event time.
  */
 
-/** How far back the first poll looks for changes to mark as already known. */
+/**
+ * How far back the first poll looks, by the n8n host's clock, for changes to mark as already
+ * known: only when the service's answers carry no usable `Date` (otherwise it starts at the
+ * service's own time).
+ */
 export const FIRST_POLL_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 
 /** When a client's event happened (epoch ms), or undefined when it has none. */
@@ -23,46 +39,110 @@ export const determinationCompletedAt: EventTime = (context, client) => {
 	return timestampOf(context, determination.completedAt, `lastAmlDetermination.completedAt of client ${client.id}`);
 };
 
+/** A listing of the stream in progress (see cursor.ts for what `seen` keeps, and why). */
+export interface StreamSweep extends Sweep {
+	seen: Seen;
+	/** The first listing after activation: it records what it lists instead of emitting it. */
+	recording?: boolean;
+}
+
+export interface StreamState {
+	cursor: StreamCursor;
+	sweep?: StreamSweep;
+}
+
 export interface PollResult {
 	emitted: Client[];
-	cursor: StreamCursor;
+	state: StreamState;
 }
 
 /**
- * One poll of the stream. With no cursor (the first activated poll), it lists the last day of
- * changes from the host's clock, emits nothing and marks them as known: that yields a watermark
- * and seen set taken from the service's own timestamps, so a change made between activation and
- * the next poll is emitted whatever the host's clock says. Otherwise it emits every client whose
- * event is at or after the watermark and not handled before, oldest first.
+ * Where a stream with no saved state starts: at the service's time less the commit lag, from
+ * the `Date` of one answer, recording (not emitting) what it then lists, so that the changes made
+ * before activation are not emitted and every change made after it is (a change made in the few
+ * seconds before activation may be, when that listing takes more than one poll). Without a usable
+ * `Date`, it looks back a day by the host's clock instead.
+ */
+async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<StreamState> {
+	const now = await serviceTime.call(this, budget);
+	const since = now === undefined ? Date.now() - FIRST_POLL_LOOKBACK_MS : now - COMMIT_LAG_MS;
+	return { cursor: { since, seen: new Map() }, sweep: undefined };
+}
+
+/**
+ * One poll of the stream: it lists the clients modified since the watermark, resuming the
+ * listing the previous poll left unfinished if any, and emits every client whose event is at or
+ * after the watermark and not handled before, oldest first, as listed or (`fullClient`) in full.
+ * When n8n's poll budget runs short it stops after a page, or (fetching full clients) part-way
+ * through one, and emits what it has: the next poll goes on from there.
  */
 export async function pollChanges(
 	this: IPollFunctions,
 	budget: PollBudget,
-	saved: StreamCursor | undefined,
+	saved: StreamState | undefined,
 	eventTime: EventTime,
-	present: (client: Client) => Promise<Client>,
+	fullClient: ((client: Client) => Promise<Client>) | undefined,
 ): Promise<PollResult> {
-	const cursor = saved ?? { since: Date.now() - FIRST_POLL_LOOKBACK_MS, seen: new Map() };
-	const { clients, sightings } = await listClients.call(this, budget, cursor.since);
+	const state = saved ?? (await firstListing.call(this, budget));
+	const { cursor } = state;
+	const sweptSeen = state.sweep?.seen ?? new Map();
+	const floor = sweepFloor(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
+	// The first poll records all it lists. When its listing takes more polls, these record only
+	// what changed before the sweep's floor: a change at or after it may have come after
+	// activation, and is emitted.
+	const recording = saved === undefined || state.sweep?.recording === true;
+	const records = (time: number) => saved === undefined || (recording && time < floor);
 
-	const fresh = clients
-		.map((client) => ({ client, time: eventTime(this, client) }))
-		.filter((event): event is { client: Client; time: number } =>
-			event.time !== undefined && isNewChange(cursor, event.client.id, event.time),
-		)
-		.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));
-
-	const emitted: Client[] = [];
+	const emitted: Array<{ client: Client; time: number }> = [];
 	const handled: HandledChange[] = [];
-	for (const { client, time } of fresh) {
-		if (!saved) {
-			handled.push({ clientId: client.id, eventTime: time });
-			continue;
+	const handledInPoll: Seen = new Map();
+	let progressed = false;
+	let unfinishedPage = new Set<string>();
+	const remember = (change: HandledChange) => {
+		handled.push(change);
+		rememberIn(handledInPoll, change);
+	};
+
+	const progress = await sweep.call(this, budget, cursor.since, state.sweep, async (listed) => {
+		const fresh = listed
+			.map(({ client, replayed }) => ({ client, replayed, time: eventTime(this, client) }))
+			.filter(
+				(event): event is { client: Client; replayed: boolean; time: number } =>
+					event.time !== undefined &&
+					!(event.replayed && isReplayedChange(event.time, floor)) &&
+					isNewChange(cursor, event.client.id, event.time, [sweptSeen, handledInPoll]),
+			)
+			.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));
+		for (const { client, time } of fresh) {
+			if (records(time)) {
+				remember({ clientId: client.id, eventTime: time });
+				continue;
+			}
+			if (fullClient && progressed && !budget.hasRoom()) {
+				unfinishedPage = new Set(listed.map(({ client: onPage }) => clientKey(onPage.id)));
+				return false;
+			}
+			// The full client may be newer than the list item: remember the state actually emitted.
+			const shown = fullClient ? await fullClient(client) : client;
+			emitted.push({ client: shown, time });
+			remember({ clientId: client.id, eventTime: eventTime(this, shown) ?? time });
+			progressed = true;
 		}
-		// The full client may be newer than the list item: remember the state actually emitted.
-		const shown = await present(client);
-		emitted.push(shown);
-		handled.push({ clientId: client.id, eventTime: eventTime(this, shown) ?? time });
-	}
-	return { emitted, cursor: advanceCursor(cursor, sightings, handled) };
+		progressed = true;
+		return true;
+	});
+
+	const { firstEvaluation } = progress.sweep;
+	const next: StreamState = progress.complete
+		? { cursor: completeCursor(cursor, firstEvaluation, [sweptSeen, handled]) }
+		: {
+				cursor,
+				sweep: {
+					...progress.sweep,
+					seen: sweepSeenAfterStop([sweptSeen, handled], sweepFloor(cursor.since, firstEvaluation), unfinishedPage),
+					...(recording && { recording }),
+				},
+			};
+	emitted.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));
+	return { emitted: emitted.map(({ client }) => client), state: next };
 }

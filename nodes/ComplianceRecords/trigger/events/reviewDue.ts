@@ -1,65 +1,101 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { nextWatermark } from '../cursor';
-import { listClients, type Client, type PollBudget } from '../clients';
+import { watermarkAfter } from '../cursor';
+import { sweep, type Client, type PollBudget, type Sweep } from '../clients';
 import { calendarDate, DueMemory, reviewWindow } from '../reviewWindow';
-import type { SavedState } from '../state';
 
 /*
  * Review Due: a client whose nextReviewDate lies from today to today + N days.
  *
  * A date enters the window in two ways. By the passage of time: the first poll of each
- * calendar day (the workflow's time zone) lists the whole firm once and emits the clients now
- * inside the window that it has not handled with that date. By a change of date: every other
- * poll lists only the clients modified since the previous one (the same watermark as the change
- * events) and emits those whose new date is inside the window. Whether a modified client's date
- * changed comes from the memory of the dates handled for the clients inside the window
- * (DueMemory, about 8 bytes per such client): the service keeps no history.
+ * calendar day (the workflow's time zone) lists the whole firm once (the day's scan) and emits
+ * the clients now inside the window that it has not handled with that date. By a change of date:
+ * every other poll lists only the clients modified since the previous listing (the same
+ * watermark as the change events) and emits those whose new date is inside the window. Whether
+ * a modified client's date changed comes from the memory of the dates handled for the clients
+ * inside the window (DueMemory, about 8 bytes per such client): the service keeps no history.
+ * Handling a client twice emits it at most once, so a listing may simply be resumed, or started
+ * again, when n8n's poll budget ends it early.
  *
- * The first activated poll is that day's scan: it records the clients already inside the
+ * The first activated poll starts that day's scan: it records the clients already inside the
  * window and emits none of them.
  */
+
+/** A listing in progress: the day's scan (`scan`: the day it is for), or modified clients. */
+export interface ReviewSweep extends Sweep {
+	scan?: string;
+	/** The first scan after activation: it records instead of emitting. */
+	recording?: boolean;
+}
+
+export interface ReviewState {
+	/** The watermark; undefined until a scan has completed. */
+	since: number | undefined;
+	/** The day of the last complete scan. */
+	scannedOn: string | undefined;
+	due: DueMemory;
+	sweep?: ReviewSweep;
+}
+
 export async function pollReviewDue(
 	this: IPollFunctions,
 	budget: PollBudget,
-	saved: SavedState | undefined,
+	saved: ReviewState | undefined,
 	reviewDays: number,
-	present: (client: Client) => Promise<Client>,
-): Promise<{ emitted: Client[]; state: SavedState }> {
+	fullClient: ((client: Client) => Promise<Client>) | undefined,
+): Promise<{ emitted: Client[]; state: ReviewState }> {
 	const today = calendarDate(Date.now(), this.getTimezone());
 	const window = reviewWindow(today, reviewDays);
-	const scanning = saved?.scannedOn !== today;
-	const previous = saved?.cursor?.since;
-
-	const { clients, sightings } = await listClients.call(this, budget, scanning ? undefined : previous);
+	// A scan begun on an earlier day was for that day's window: today's starts again from the
+	// first page (what the earlier one measured still bounds when this one begins).
+	const unfinished = saved?.sweep;
+	const resumed =
+		unfinished?.scan === undefined || unfinished.scan === today
+			? unfinished
+			: { firstEvaluation: unfinished.firstEvaluation, scan: today, recording: unfinished.recording };
+	const scanning = resumed ? resumed.scan !== undefined : saved?.scannedOn !== today;
 	const due = saved?.due ?? new DueMemory();
 	if (scanning) due.forgetBefore(today);
-
-	const entering = clients
-		.filter((client) => due.observe(client.id, client.nextReviewDate, window))
-		.sort(
-			(a, b) =>
-				String(a.nextReviewDate).localeCompare(String(b.nextReviewDate)) || a.id.localeCompare(b.id),
-		);
+	// The first poll records the clients inside the window. When its scan takes more polls, these
+	// record only clients unchanged since before the scan's floor: one changed at or after it may
+	// have moved into the window after activation, and is emitted.
+	const recording = saved === undefined || resumed?.recording === true;
+	const floor = watermarkAfter(saved?.since ?? -Infinity, resumed?.firstEvaluation ?? -Infinity);
+	const records = (client: Client) => saved === undefined || (recording && Date.parse(client.lastModifiedAt) < floor);
 
 	const emitted: Client[] = [];
-	if (saved) {
-		for (const client of entering) {
-			const shown = await present(client);
+	let progressed = false;
+	const progress = await sweep.call(this, budget, scanning ? undefined : saved?.since, resumed, async (listed) => {
+		for (const { client } of listed) {
+			if (records(client) || !due.isEntering(client.id, client.nextReviewDate, window)) {
+				due.observe(client.id, client.nextReviewDate, window);
+				continue;
+			}
+			if (fullClient && progressed && !budget.hasRoom()) return false;
+			due.observe(client.id, client.nextReviewDate, window);
+			const shown = fullClient ? await fullClient(client) : client;
 			// A date changed again since the listing is judged on the state actually emitted.
 			const sameDate = shown.nextReviewDate === client.nextReviewDate;
 			if (sameDate || due.observe(shown.id, shown.nextReviewDate, window)) emitted.push(shown);
+			progressed = true;
 		}
-	}
+		progressed = true;
+		return true;
+	});
 
-	const since = nextWatermark(previous ?? -Infinity, sightings);
+	emitted.sort(
+		(a, b) => String(a.nextReviewDate).localeCompare(String(b.nextReviewDate)) || a.id.localeCompare(b.id),
+	);
+	if (!progress.complete) {
+		const sweepState: ReviewSweep = { ...progress.sweep, ...(scanning && { scan: today }), ...(recording && { recording }) };
+		return { emitted, state: { since: saved?.since, scannedOn: saved?.scannedOn, due, sweep: sweepState } };
+	}
+	const since = watermarkAfter(saved?.since ?? -Infinity, progress.sweep.firstEvaluation);
 	return {
 		emitted,
 		state: {
-			event: 'reviewDue',
-			cursor: Number.isFinite(since) ? { since, seen: new Map() } : undefined,
-			reviewDays,
-			scannedOn: today,
+			since: Number.isFinite(since) ? since : undefined,
+			scannedOn: scanning ? today : saved?.scannedOn,
 			due,
 		},
 	};

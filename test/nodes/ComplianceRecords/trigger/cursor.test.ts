@@ -2,10 +2,19 @@ import {
 	advanceCursor,
 	clientKey,
 	COMMIT_LAG_MS,
+	completeCursor,
+	DATE_RESOLUTION_MS,
 	decodeSeen,
 	encodeSeen,
 	isNewChange,
+	isReplayedChange,
 	nextWatermark,
+	rememberIn,
+	serviceTimeFromDate,
+	sweepFloor,
+	sweepSeenAfterStop,
+	type HandledChange,
+	type Seen,
 	type StreamCursor,
 } from '../../../../nodes/ComplianceRecords/trigger/cursor';
 
@@ -33,6 +42,27 @@ describe('nextWatermark', () => {
 	it('never moves backwards, and stays when nothing was listed', () => {
 		expect(nextWatermark(T, [{ modifiedAt: T + 1_000, lateness: 0 }])).toBe(T);
 		expect(nextWatermark(T, [])).toBe(T);
+	});
+});
+
+describe("the service's time from its Date header", () => {
+	it('is the Date less the round trip and its one-second resolution', () => {
+		expect(serviceTimeFromDate('Sat, 21 Nov 2026 10:00:07 GMT', 120.4)).toBe(Date.parse('2026-11-21T10:00:07Z') - 121 - DATE_RESOLUTION_MS);
+	});
+
+	it.each([undefined, '', 'soon', '2026-11-21T10:00:07Z', 'Saturday, 21-Nov-26 10:00:07 GMT', 'Sat Nov 21 10:00:07 2026', 42])(
+		'is unknown for %p (the poll then relies on what it listed)',
+		(date) => {
+			expect(serviceTimeFromDate(date, 10)).toBeUndefined();
+		},
+	);
+
+	it('moves the watermark when it is later than what was listed, never backwards', () => {
+		const listed = [{ modifiedAt: T, lateness: 0 }];
+		expect(nextWatermark(T - 60_000, listed, T + 60_000)).toBe(T + 60_000 - COMMIT_LAG_MS);
+		expect(nextWatermark(T - 60_000, listed, T - 30_000)).toBe(T - COMMIT_LAG_MS);
+		expect(nextWatermark(T - 60_000, [], T + 1_000)).toBe(T + 1_000 - COMMIT_LAG_MS); // nothing listed: still moves
+		expect(nextWatermark(T, [], T - 60_000)).toBe(T);
 	});
 });
 
@@ -98,6 +128,41 @@ describe('the seen set', () => {
 		expect(clientKey('cl_1')).toBe(clientKey('cl_1'));
 		const keys = new Set(Array.from({ length: 10_000 }, (_, i) => clientKey(`cl_${i}`)));
 		expect(keys.size).toBe(10_000);
+	});
+});
+
+describe('a listing that spans polls (a sweep)', () => {
+	const cursor: StreamCursor = { since: T, seen: new Map([[T + 500, new Set([clientKey('old')])]]) };
+	const change = (clientId: string, eventTime: number): HandledChange => ({ clientId, eventTime });
+
+	it('keeps what it handled at or after its floor, and on the page it stopped in, until it completes', () => {
+		const firstEvaluation = T + 60_000;
+		const floor = sweepFloor(cursor.since, firstEvaluation);
+		expect(floor).toBe(T + 60_000 - COMMIT_LAG_MS);
+		const handled = [change('backlog', T + 1_000), change('recent', floor), change('on-page', T + 2_000)];
+		const kept = sweepSeenAfterStop([handled], floor, new Set([clientKey('on-page')]));
+		expect([...kept.entries()].map(([time, keys]) => [time - T, [...keys]])).toEqual([
+			[floor - T, [clientKey('recent')]],
+			[2_000, [clientKey('on-page')]],
+		]);
+		// The seen set it started with is kept whole by the caller; the decision uses both.
+		expect(isNewChange(cursor, 'old', T + 500, [kept])).toBe(false);
+		expect(isNewChange(cursor, 'recent', floor, [kept])).toBe(false);
+		expect(isNewChange(cursor, 'backlog', T + 1_000, [kept])).toBe(true); // never listed again by this sweep
+	});
+
+	it('completes at the watermark of its first evaluation, remembering what is at or after it', () => {
+		const sweepSeen: Seen = new Map();
+		rememberIn(sweepSeen, change('recent', T + 58_000));
+		const done = completeCursor(cursor, T + 60_000, [sweepSeen, [change('later', T + 61_000), change('backlog', T + 1_000)]]);
+		expect(done.since).toBe(T + 55_000);
+		expect([...done.seen.keys()].sort()).toEqual([T + 58_000, T + 61_000]);
+	});
+
+	it('after a refused cursor, skips a replayed change below its floor, and decides one at or after it by the seen sets', () => {
+		const floor = sweepFloor(T, T + 60_000);
+		expect(isReplayedChange(floor - 1, floor)).toBe(true);
+		expect(isReplayedChange(floor, floor)).toBe(false);
 	});
 });
 
@@ -167,5 +232,114 @@ describe('the rules against a model of paging while clients change', () => {
 			const covering = emitted.find((e) => e.id === id && e.at >= at && e.poll <= poll + 1);
 			expect(covering).toBeDefined();
 		}
+	});
+});
+
+/*
+ * The same, with listings that span polls: each poll lists one to three pages and stops (n8n's
+ * budget), the next resumes at the saved position, and now and then the service refuses the
+ * saved cursor (the listing starts again at its first page, replaying what it passed). The
+ * first page's evaluation is also bounded by a `Date` (whole seconds) less the round trip.
+ * Whatever the interleaving, every change is emitted (quiet polls at the end, without refused
+ * cursors, drain the rest), no client is emitted twice with the same lastModifiedAt, and what a
+ * sweep keeps is no more than the changes made since its floor.
+ */
+describe('the rules against a model of listings that span polls', () => {
+	const httpDate = (time: number) => new Date(Math.floor(time / 1000) * 1000).toUTCString();
+
+	function run(seed: number) {
+		let random = seed;
+		const next = () => {
+			random = (random * 1_103_515_245 + 12_345) % 2 ** 31;
+			return random / 2 ** 31;
+		};
+		let now = T;
+		const hostOffset = (next() - 0.5) * 600_000;
+		const hostNow = () => now + hostOffset;
+		const clients = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, modifiedAt: T - 100_000 }));
+		const changes: Array<{ id: string; at: number }> = [];
+		const emitted: Array<{ id: string; at: number }> = [];
+		let sweepSeenBeyondBound = 0;
+		const change = () => {
+			const client = clients[Math.floor(next() * clients.length)];
+			client.modifiedAt = now;
+			changes.push({ id: client.id, at: now });
+		};
+
+		let cursor: StreamCursor = { since: T - 50_000, seen: new Map() };
+		let sweep: { next: number; firstEvaluation: number; last?: string; replayUntil?: string; seen: Seen } | undefined;
+		for (let poll = 0; poll < 45; poll++) {
+			const quiet = poll >= 30;
+			if (!quiet) {
+				for (let i = Math.floor(next() * 8); i > 0; i--) {
+					if (next() < 0.7) now += Math.floor(next() * 3_000);
+					change();
+				}
+			}
+			const measuring = sweep === undefined;
+			const current: { next: number; firstEvaluation: number; last?: string; replayUntil?: string; seen: Seen } = sweep ?? {
+				next: 0,
+				firstEvaluation: -Infinity,
+				seen: new Map(),
+			};
+			if (!quiet && !measuring && current.next > 0 && next() < 0.2) {
+				current.replayUntil ??= current.last; // the saved cursor is refused
+				current.next = 0;
+			}
+			const floor = () => sweepFloor(cursor.since, current.firstEvaluation);
+			const handled: HandledChange[] = [];
+			const pollSeen: Seen = new Map();
+			const started = hostNow();
+			const pageLimit = 1 + Math.floor(next() * 3);
+			let complete = false;
+			for (let page = 0; ; page++) {
+				now += 50 + Math.floor(next() * 400); // the request, evaluated now
+				const position = current.next;
+				const items = clients.slice(position, position + 5).filter((client) => client.modifiedAt >= cursor.since);
+				const rtt = Math.floor(next() * 300);
+				if (measuring) {
+					const lateness = page === 0 ? 0 : hostNow() - started;
+					const pageOne = page === 0 ? (serviceTimeFromDate(httpDate(now + Math.floor(next() * rtt)), rtt) ?? -Infinity) : -Infinity;
+					for (const item of items) current.firstEvaluation = Math.max(current.firstEvaluation, item.modifiedAt - Math.ceil(lateness));
+					current.firstEvaluation = Math.max(current.firstEvaluation, pageOne);
+				}
+				for (const item of items) {
+					const replayed = current.replayUntil !== undefined;
+					if (replayed && item.id === current.replayUntil) current.replayUntil = undefined;
+					if (replayed && isReplayedChange(item.modifiedAt, floor())) continue;
+					if (!isNewChange(cursor, item.id, item.modifiedAt, [current.seen, pollSeen])) continue;
+					emitted.push({ id: item.id, at: item.modifiedAt });
+					handled.push({ clientId: item.id, eventTime: item.modifiedAt });
+					rememberIn(pollSeen, handled[handled.length - 1]);
+				}
+				if (items.length > 0 && current.replayUntil === undefined) current.last = items[items.length - 1].id;
+				current.next = position + 5;
+				if (!quiet && next() < 0.5) change(); // while paging, maybe at a passed position
+				if (current.next >= clients.length) {
+					complete = true;
+					break;
+				}
+				if (page + 1 >= pageLimit) break;
+			}
+			if (complete) {
+				cursor = completeCursor(cursor, current.firstEvaluation, [current.seen, handled]);
+				sweep = undefined;
+			} else {
+				sweep = { ...current, seen: sweepSeenAfterStop([current.seen, handled], floor(), new Set()) };
+				// It keeps no more than the changes made since its floor, whatever the backlog.
+				const kept = [...sweep.seen.values()].reduce((sum, keys) => sum + keys.size, 0);
+				sweepSeenBeyondBound += Math.max(0, kept - changes.filter(({ at }) => at >= floor()).length);
+			}
+			now += 60_000;
+		}
+		return { changes, emitted, sweepSeenBeyondBound };
+	}
+
+	it.each(Array.from({ length: 25 }, (_, i) => i + 1))('seed %i: none lost, none repeated', (seed) => {
+		const { changes, emitted, sweepSeenBeyondBound } = run(seed);
+		const pairs = emitted.map(({ id, at }) => `${id}@${at}`);
+		expect(new Set(pairs).size).toBe(pairs.length);
+		for (const { id, at } of changes) expect(emitted.some((e) => e.id === id && e.at >= at)).toBe(true);
+		expect(sweepSeenBeyondBound).toBe(0);
 	});
 });

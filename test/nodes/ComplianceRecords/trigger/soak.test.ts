@@ -4,8 +4,9 @@ import { useSandbox } from '../../../helpers/sandbox';
 import { clientIds, createClient, createTriggerPoller, pageHookProxy, touchClient } from '../../../helpers/trigger';
 
 /*
- * A randomized soak of Client Created or Modified against the sandbox's own change log:
- * 30 polls over 3,000 random changes (edits, AML determinations, new clients), bursts with a
+ * Randomized soaks of Client Created or Modified against the sandbox's own change log.
+ *
+ * The first: 30 polls over 3,000 random changes (edits, AML determinations, new clients), bursts with a
  * frozen clock (ties), changes written while a poll pages, and faults injected before or
  * part-way through a poll (500, 503, 429, a response slower than the poll's budget). The
  * service's clock moves a minute between polls, as an "Every Minute" poll would see it.
@@ -18,6 +19,11 @@ import { clientIds, createClient, createTriggerPoller, pageHookProxy, touchClien
  *   >= t (a change made while a poll pages may come with that poll or the next; a change
  *   superseded by a later one of the same client is covered by the later one's emission).
  * A failed poll emits nothing. Every successful poll leaves a few KB of static data at most.
+ *
+ * The second adds what makes a listing span polls: bursts touching up to every client of the
+ * firm within a second (the service's batch jobs), pages slowed down, a short poll budget, and
+ * saved page cursors the service refuses (expired). There, lost means never emitted, once
+ * quiet polls have drained everything; no poll may fail but those given an injected fault.
  */
 
 const POLLS = 30;
@@ -25,6 +31,11 @@ const CHANGES = 3_000;
 const BUDGET_MS = 1_200;
 
 const { sandbox } = useSandbox({ clients: 1_000, controls: true, seed: 'soak' });
+
+const emissionsOf = (polls: PollRecord[]) =>
+	polls.flatMap((poll, index) =>
+		poll.emitted.map((item) => ({ key: `${item.id}@${item.lastModifiedAt}`, id: item.id, at: String(item.lastModifiedAt), poll: index })),
+	);
 
 function random(seed: number) {
 	let state = seed;
@@ -122,10 +133,7 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 		await runPoll();
 
 		const changes = service.changes().slice(activatedAt);
-		const emissions = polls.flatMap((poll, index) =>
-			poll.emitted.map((item) => ({ key: `${item.id}@${item.lastModifiedAt}`, id: item.id, at: String(item.lastModifiedAt), poll: index })),
-		);
-
+		const emissions = emissionsOf(polls);
 		const repeated = emissions.length - new Set(emissions.map((emission) => emission.key)).size;
 		const logged = new Set(changes.map((change) => `${change.clientId}@${change.lastModifiedAt}`));
 		const phantoms = emissions.filter((emission) => !logged.has(emission.key));
@@ -150,6 +158,105 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 		expect(polls.filter((poll) => !poll.succeeded).every((poll) => poll.emitted.length === 0)).toBe(true);
 		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
 		expect(maxStateBytes).toBeLessThan(6_000);
+	} finally {
+		await proxy.close();
+	}
+});
+
+it.each([
+	{ budgetMs: 500, seed: 1 },
+	{ budgetMs: 1_500, seed: 2 },
+])('with bursts, slow pages, expired cursors and a $budgetMs ms budget: loses no change and repeats none', async ({ budgetMs, seed }) => {
+	const ROUNDS = 25;
+	const service = sandbox();
+	const rng = random(seed * 7_919 + 20261123);
+	const ids = await clientIds(service);
+	const proxy = await pageHookProxy(service);
+	let serviceOffsetMs = seed * 24 * 60 * 60_000; // after the earlier soaks' clocks
+	service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+	const failures: string[] = [];
+	const faults: string[] = [];
+
+	try {
+		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: proxy.credentials(), budgetMs });
+		expect(await poller.poll()).toEqual([]);
+		const activatedAt = service.changes().length;
+		const polls: PollRecord[] = [];
+		let maxStateBytes = 0;
+		let largestBurst = 0;
+		const runPoll = async () => {
+			const record: PollRecord = { startedAt: service.changes().length, succeeded: false, emitted: [] };
+			polls.push(record);
+			try {
+				record.emitted = await poller.poll();
+				record.succeeded = true;
+				maxStateBytes = Math.max(maxStateBytes, JSON.stringify(poller.saved()).length);
+			} catch (error) {
+				failures.push((error as Error).message);
+			}
+			service.clearFaults();
+		};
+
+		for (let round = 0; round < ROUNDS; round++) {
+			serviceOffsetMs += 60_000;
+			service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+			if (rng.chance(0.3)) {
+				// A batch job: up to every client of the firm within one second, in 10 ties.
+				const size = 100 + rng.int(ids.length - 100);
+				largestBurst = Math.max(largestBurst, size);
+				const start = Date.parse(service.now());
+				const touched = [...ids].sort(() => rng.next() - 0.5).slice(0, size);
+				touched.forEach((id, index) => {
+					if (index % Math.ceil(size / 10) === 0) service.setClock({ frozenAt: new Date(start + (index * 999) / size).toISOString() });
+					service.completeAmlDetermination(id, 'NORMAL');
+				});
+				serviceOffsetMs += 1_000; // the service's clock goes on from the end of the burst, never back
+				service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+			}
+			for (let i = rng.int(20); i > 0; i--) await touchClient(service, ids[rng.int(ids.length)]);
+			if (rng.chance(0.1)) ids.push((await createClient(service, `Burst soak ${round}`)).id as string);
+
+			if (rng.chance(0.6)) service.injectFaults({ count: 1_000, path: '/clients', delayMs: 20 + rng.int(60) });
+			if (rng.chance(0.2)) service.expireCursors();
+			if (rng.chance(0.1)) {
+				const status = ([500, 503, 429] as const)[rng.int(3)];
+				faults.push(String(status));
+				proxy.onLaterPage(() => service.injectFaults({ count: 1, path: '/clients', status }));
+			} else {
+				// Writes while the poll pages, made at once (the page's time is the service's own).
+				proxy.onLaterPage(() => {
+					if (rng.chance(0.3)) for (let i = 1 + rng.int(5); i > 0; i--) service.completeAmlDetermination(ids[rng.int(ids.length)], 'HIGH');
+				});
+			}
+			await runPoll();
+		}
+
+		// Quiet: poll until a poll is one request that emits nothing (everything drained).
+		proxy.onLaterPage(() => undefined);
+		for (let quiet = 0; quiet < 40; quiet++) {
+			serviceOffsetMs += 60_000;
+			service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+			service.clearRequests();
+			await runPoll();
+			if (polls.at(-1)?.emitted.length === 0 && service.requests().length === 1) break;
+		}
+		expect(service.requests()).toHaveLength(1);
+
+		const changes = service.changes().slice(activatedAt);
+		const emissions = emissionsOf(polls);
+		const repeated = emissions.length - new Set(emissions.map((emission) => emission.key)).size;
+		const logged = new Set(changes.map((change) => `${change.clientId}@${change.lastModifiedAt}`));
+		const phantoms = emissions.filter((emission) => !logged.has(emission.key));
+		const lost = changes.filter((change) => !emissions.some((emission) => emission.id === change.clientId && emission.at >= change.lastModifiedAt));
+		console.log(
+			`burst soak (budget ${budgetMs} ms): ${changes.length} changes, largest burst ${largestBurst}, ${emissions.length} emitted over ${polls.length} polls ` +
+				`(${polls.filter((poll) => poll.emitted.length > 0).length} emitting), ${failures.length} failed (${faults.length} faults injected), largest saved state ${maxStateBytes} bytes`,
+		);
+		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
+		expect(largestBurst).toBeGreaterThan(500);
+		expect(failures.length).toBeLessThanOrEqual(faults.length);
+		for (const message of failures) expect(message).toMatch(/HTTP 50[03]|too many requests/);
+		expect(maxStateBytes).toBeLessThan(20_000);
 	} finally {
 		await proxy.close();
 	}

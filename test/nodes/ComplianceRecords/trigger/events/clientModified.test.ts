@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { COMMIT_LAG_MS } from '../../../../../nodes/ComplianceRecords/trigger/cursor';
 import { FIRST_POLL_LOOKBACK_MS } from '../../../../../nodes/ComplianceRecords/trigger/events/changes';
 import { useSandbox } from '../../../../helpers/sandbox';
 import {
@@ -45,17 +46,23 @@ async function touchAll(clients: string[]) {
 }
 
 describe('the first poll (activation)', () => {
-	it('emits nothing, looks back one day by the host clock, and misses no change made before the next poll', async () => {
+	it("emits nothing, starts at the service's own time, and misses no change made before the next poll", async () => {
 		await touchClient(sandbox(), ids[0]); // before activation: never emitted
 		sandbox().clearRequests();
-		const hostNow = Date.now();
 		const poller = createTriggerPoller({ parameters, credentials: credentials() });
 
+		const serviceNow = Date.parse(sandbox().now());
 		expect(await poller.poll()).toEqual([]);
-		const [request] = triggerRequests(sandbox());
-		expect(request.query.limit).toBe('200');
-		const since = Date.parse(String(request.query.sinceModifiedAt));
-		expect(Math.abs(since - (hostNow - FIRST_POLL_LOOKBACK_MS))).toBeLessThan(5_000);
+		// One request to read the service's time (its Date header), then the changes since then,
+		// less the commit lag, recorded as known. No look-back by the n8n host's clock.
+		const requests = triggerRequests(sandbox());
+		expect(requests.map((request) => request.query)).toEqual([
+			{ limit: '1' },
+			{ limit: '200', sinceModifiedAt: expect.any(String) },
+		]);
+		const since = Date.parse(String(requests[1].query.sinceModifiedAt));
+		expect(serviceNow - COMMIT_LAG_MS - since).toBeGreaterThanOrEqual(0);
+		expect(serviceNow - COMMIT_LAG_MS - since).toBeLessThan(2_500); // the Date's second, the round trip
 
 		const changed = await touchClient(sandbox(), ids[1]);
 		const created = await createClient(sandbox(), 'Activation');
@@ -66,6 +73,46 @@ describe('the first poll (activation)', () => {
 		]);
 		expect(emitted[1].entity).toMatchObject({ object: 'individual' }); // the list item, as listed
 		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('when its listing takes several polls (a burst before activation), records only the burst: a change after activation is emitted, wherever it lies', async () => {
+		freezeClock();
+		await touchAll(ids.slice(0, 400)); // before activation: two pages, never emitted
+		// Activation comes more than the commit lag after the burst (a change made within the lag
+		// before activation, on a page the first poll did not reach, would be emitted).
+		serviceOffsetMs += 10_000;
+		sandbox().setClock({ frozenAt: null, offsetMs: serviceOffsetMs });
+		sandbox().injectFaults({ count: 1_000, delayMs: 300, path: '/clients' });
+		const poller = createTriggerPoller({ parameters, credentials: credentials(), budgetMs: 1_000 });
+		sandbox().clearRequests();
+		expect(await poller.poll()).toEqual([]); // the service's time, then the first page only
+		expect(triggerRequests(sandbox())).toHaveLength(2);
+
+		const listed = await touchClient(sandbox(), ids[10]); // on the page already listed
+		const ahead = await touchClient(sandbox(), ids[300]); // on the page not listed yet
+		const emitted = [...(await poller.poll()), ...(await poller.poll()), ...(await poller.poll())];
+		expect(emittedPairs(emitted).sort()).toEqual(emittedPairs([listed, ahead]).sort());
+		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('behind a proxy that drops the Date header: looks back one day by the host clock instead, and never fails', async () => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			proxy.sendDate(false);
+			await touchClient(sandbox(), ids[2]); // before activation: never emitted
+			sandbox().clearRequests();
+			const hostNow = Date.now();
+			const poller = createTriggerPoller({ parameters, credentials: proxy.credentials() });
+			expect(await poller.poll()).toEqual([]);
+			const listing = triggerRequests(sandbox())[1];
+			expect(Math.abs(Date.parse(String(listing.query.sinceModifiedAt)) - (hostNow - FIRST_POLL_LOOKBACK_MS))).toBeLessThan(5_000);
+
+			const changed = await touchClient(sandbox(), ids[3]);
+			expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([changed]));
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
 	});
 });
 
@@ -262,7 +309,12 @@ describe.each([
 		const proxy = await pageHookProxy(service);
 		try {
 			const poller = createTriggerPoller({ parameters, credentials: proxy.credentials() });
+			service.clearRequests();
 			expect(await poller.poll()).toEqual([]);
+			// It starts at the service's time, whatever the host's clock says.
+			const since = Date.parse(String(service.requests()[1].query.sinceModifiedAt));
+			expect(Date.parse(service.now()) - COMMIT_LAG_MS - since).toBeLessThan(3_000);
+			expect(Date.parse(service.now()) - COMMIT_LAG_MS - since).toBeGreaterThanOrEqual(0);
 			const right = await touchClient(service, skewedIds[0]);
 			expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([right]));
 

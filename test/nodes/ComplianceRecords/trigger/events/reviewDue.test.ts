@@ -144,3 +144,43 @@ it('with Fetch Full Client, emits the full client', async () => {
 	expect(emitted).toMatchObject({ id, nextReviewDate: addDays(today(), 5) });
 	expect(emitted).toHaveProperty('services');
 });
+
+it("drains the day's scan over several polls when the budget is short: each entering client emitted once, none missed", async () => {
+	const poller = createTriggerPoller({
+		parameters: { event: 'reviewDue', days: 30 },
+		credentials: credentials(),
+		timezone: 'UTC',
+		budgetMs: 700,
+	});
+	sandbox().injectFaults({ count: 10_000, delayMs: 300, path: '/clients' }); // one page per poll
+	try {
+		const start = today();
+		const undated = clients.filter((client) => !client.nextReviewDate).map((client) => client.id as string);
+		const positions = new Map(clients.map((client, index) => [client.id as string, index]));
+		const scanned = undated.find((id) => (positions.get(id) as number) < 200) as string; // on page 1
+		const ahead = undated.filter((id) => (positions.get(id) as number) >= 200)[5]; // on page 2
+		for (const id of undated.slice(20, 23)) await setReviewDate(id, addDays(start, 31)); // enter tomorrow
+
+		sandbox().clearRequests();
+		expect(await poller.poll()).toEqual([]); // activation: the scan's first page
+		expect(fullScans()).toHaveLength(1);
+		// After activation, while the scan is under way: a date moved into the window on a page
+		// already scanned, and one on a page not scanned yet.
+		await setReviewDate(scanned, addDays(start, 7));
+		await setReviewDate(ahead, addDays(start, 8));
+		const polls: IDataObject[][] = [];
+		for (let poll = 0; poll < 4; poll++) polls.push(await poller.poll());
+		expect(polls.flat().map((client) => client.id).sort()).toEqual([scanned, ahead].sort());
+
+		advanceHostClock(DAY_MS); // the next day's scan, over three polls again
+		sandbox().clearRequests();
+		const nextDay: IDataObject[] = [];
+		for (let poll = 0; poll < 4; poll++) nextDay.push(...(await poller.poll()));
+		expect(fullScans()).toHaveLength(3);
+		const entered = dueBetween(await listAll(sandbox()), addDays(start, 31), addDays(start, 31));
+		expect(nextDay.map((client) => client.id).sort()).toEqual(entered.map((client) => client.id).sort());
+		expect(entered.length).toBeGreaterThanOrEqual(3);
+	} finally {
+		sandbox().clearFaults();
+	}
+});

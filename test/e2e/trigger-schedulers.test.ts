@@ -1,0 +1,175 @@
+/**
+ * The Compliance Records Trigger published in three real n8n instances, one per way n8n runs a
+ * polling trigger: its in-memory poller; its durable scheduler (N8N_SCHEDULER_ENABLED,
+ * N8N_SCHEDULER_POLL_TRIGGERS_ENABLED); and the durable scheduler with durable cursors
+ * (N8N_POLLER_DURABLE_CURSORS_ENABLED, with the workflow publication service). Changes made right
+ * after activation, before n8n's first scheduled poll, and a later one: each emitted once, by
+ * one execution, under each. The three run at once, against a sandbox of their own, each with
+ * its own API key (so the sandbox's log tells their polls apart).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
+import { DEMO_OWNER } from '../../scripts/demo';
+import { freePort, N8n } from '../../scripts/n8n-instance';
+import { ARTIFACTS_DIR, executionRun, executionsOf, nodeOutput, PROJECT_ROOT, waitFor } from './environment';
+
+const SCHEDULER = { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' };
+const SETTINGS: Array<{ name: string; env: Record<string, string> }> = [
+	{ name: 'in-memory poller', env: {} },
+	{ name: 'durable scheduler', env: SCHEDULER },
+	{
+		name: 'durable scheduler with durable cursors',
+		env: { ...SCHEDULER, N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true', N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true' },
+	},
+];
+const TRIGGER = 'Client created or modified';
+const POLL_WAIT_MS = 150_000; // a poll a minute, plus n8n's scheduling slack on a busy machine
+
+interface Instance {
+	name: string;
+	n8n: N8n;
+	apiKey: string;
+	workflowId?: string;
+}
+
+let sandbox: Sandbox;
+const instances: Instance[] = [];
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ clients: 60, controls: true });
+	const root = join(ARTIFACTS_DIR, 'schedulers');
+	rmSync(root, { recursive: true, force: true });
+	for (const [index, { name, env }] of SETTINGS.entries()) {
+		const folder = join(root, String(index));
+		mkdirSync(folder, { recursive: true });
+		const n8n = N8n.launch({
+			userFolder: folder,
+			packageRoot: PROJECT_ROOT,
+			port: await freePort(),
+			brokerPort: await freePort(),
+			filesDir: join(folder, 'files'),
+			logFile: join(folder, 'n8n.log'),
+			env,
+		});
+		instances.push({ name, n8n, apiKey: sandbox.createApiKey({ name }) });
+	}
+	await Promise.all(instances.map((instance) => instance.n8n.ready(240_000)));
+	await Promise.all(instances.map(publishTrigger));
+}, 300_000);
+
+afterAll(async () => {
+	await Promise.all(instances.map((instance) => instance.n8n.stop()));
+	await sandbox?.close();
+});
+
+async function publishTrigger(instance: Instance): Promise<void> {
+	const { rest } = instance.n8n;
+	await rest.signInOwner(DEMO_OWNER);
+	const credential = await rest.request<{ id: string; name: string }>('POST', '/credentials', {
+		name: instance.name,
+		type: 'complianceRecordsApi',
+		data: { baseUrl: sandbox.baseUrl, apiKey: instance.apiKey },
+	});
+	const workflow = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', {
+		name: `Trigger under the ${instance.name}`,
+		nodes: [
+			{
+				id: 'b2e0c3d2-0000-4000-8000-000000000001',
+				name: TRIGGER,
+				type: 'CUSTOM.complianceRecordsTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
+				credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	await rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
+	instance.workflowId = workflow.id;
+}
+
+const requestsOf = (instance: Instance): LoggedRequest[] =>
+	sandbox.requests().filter((request) => request.headers.authorization === `Bearer ${instance.apiKey}`);
+
+/** Waits until the instance has polled (at least `atLeast` requests, all answered, none since 3 s). */
+async function polled(instance: Instance, atLeast: number): Promise<void> {
+	let last = -1;
+	await waitFor(
+		`a poll of the trigger under the ${instance.name}`,
+		async () => {
+			const requests = requestsOf(instance);
+			const settled = requests.length >= atLeast && requests.length === last && requests.every((request) => request.status);
+			last = requests.length;
+			return settled ? true : undefined;
+		},
+		{ timeoutMs: POLL_WAIT_MS, intervalMs: 3_000 },
+	);
+}
+
+/** What each execution of the instance's trigger emitted, oldest execution first. */
+async function emissions(instance: Instance): Promise<string[][]> {
+	const { rest } = instance.n8n;
+	const executions = (await executionsOf(rest, instance.workflowId as string)).reverse();
+	const emitted: string[][] = [];
+	for (const execution of executions) {
+		expect(execution).toMatchObject({ status: 'success', mode: 'trigger' });
+		const run = await executionRun(rest, execution.id);
+		emitted.push(nodeOutput(run, TRIGGER).map((client) => `${client.id}@${client.lastModifiedAt}`).sort());
+	}
+	return emitted;
+}
+
+async function executionsReach(instance: Instance, count: number): Promise<string[][]> {
+	return await waitFor(
+		`${count} finished execution(s) of the trigger under the ${instance.name}`,
+		async () => {
+			const executions = await executionsOf(instance.n8n.rest, instance.workflowId as string);
+			const finished = executions.every((execution) => !['new', 'running', 'waiting'].includes(execution.status));
+			return executions.length >= count && finished ? await emissions(instance) : undefined;
+		},
+		{ timeoutMs: POLL_WAIT_MS, intervalMs: 3_000 },
+	);
+}
+
+async function touch(clientId: string): Promise<string> {
+	const response = await fetch(`${sandbox.baseUrl}/clients/${clientId}`, {
+		method: 'PATCH',
+		headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0', 'content-type': 'application/json' },
+		body: JSON.stringify({ referenceNumber: `E2E-SCHEDULERS-${clientId.slice(0, 8)}-${Date.now()}` }),
+	});
+	const { data } = (await response.json()) as { data: { id: string; lastModifiedAt: string } };
+	return `${data.id}@${data.lastModifiedAt}`;
+}
+
+test('under each scheduler setting, changes right after activation and a later one are each emitted once', async () => {
+	// The poll n8n runs on activation: the service's time, then the changes since then.
+	await Promise.all(instances.map((instance) => polled(instance, 2)));
+	const firstPoll = new Map(instances.map((instance) => [instance, requestsOf(instance).length]));
+	const ids = await listClientIds();
+
+	const rightAfter = [await touch(ids[0]), await touch(ids[1])].sort();
+	// n8n's first scheduled poll emits them, whichever scheduler runs it.
+	const first = await Promise.all(instances.map((instance) => executionsReach(instance, 1)));
+	for (const emitted of first) expect(emitted).toEqual([rightAfter]);
+	for (const instance of instances) expect(requestsOf(instance).length).toBeGreaterThan(firstPoll.get(instance) as number);
+
+	const later = [await touch(ids[2])];
+	const second = await Promise.all(instances.map((instance) => executionsReach(instance, 2)));
+	for (const emitted of second) expect(emitted).toEqual([rightAfter, later]);
+
+	// One more poll each, with nothing new: no third execution.
+	const seen = new Map(instances.map((instance) => [instance, requestsOf(instance).length]));
+	await Promise.all(instances.map((instance) => polled(instance, (seen.get(instance) as number) + 1)));
+	for (const instance of instances) expect(await emissions(instance)).toEqual([rightAfter, later]);
+});
+
+async function listClientIds(): Promise<string[]> {
+	const response = await fetch(`${sandbox.baseUrl}/clients?limit=10`, {
+		headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' },
+	});
+	return ((await response.json()) as { data: Array<{ id: string }> }).data.map((client) => client.id);
+}
