@@ -91,7 +91,11 @@ function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 
 /** Applies the service's rules to a request about to be sent, whichever path built it. */
 export function applyServiceRules<T extends Pick<IHttpRequestOptions, 'baseURL' | 'headers'>>(
-	options: T & { ignoreHttpStatusErrors?: boolean | IgnoreStatusErrorConfig; json?: boolean },
+	options: T & {
+		ignoreHttpStatusErrors?: boolean | IgnoreStatusErrorConfig;
+		json?: boolean;
+		sendCredentialsOnCrossOriginRedirect?: boolean;
+	},
 	authentication: Authentication,
 	node: INode,
 ): T {
@@ -99,6 +103,9 @@ export function applyServiceRules<T extends Pick<IHttpRequestOptions, 'baseURL' 
 	options.headers = { ...options.headers, ...SERVICE_HEADERS };
 	options.json = true;
 	options.ignoreHttpStatusErrors = statusErrorsReturnedFor(authentication);
+	// n8n follows redirects and, by default, sends the credential along to any origin: a redirect
+	// must never hand the key or token to another host.
+	options.sendCredentialsOnCrossOriginRedirect = false;
 	return options;
 }
 

@@ -1,4 +1,6 @@
 import type { INodeParameters } from 'n8n-workflow';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import { insecureUrlProblem } from '../../../../nodes/ComplianceRecords/transport/request';
 import { connectOAuth2, CredentialStore, credentialsFor, loadOptions, runNode } from '../../../helpers';
@@ -115,5 +117,64 @@ describe('n8n is handed the credential the node has read', () => {
 		expect(partners.length).toBeGreaterThan(0);
 		expect(sandbox().requests()).toHaveLength(1);
 		expect(store.reads).toBe(1);
+	});
+});
+
+/**
+ * A server at another origin of this machine that answers every request with a redirect to the
+ * same path at the sandbox: a stand-in for a base URL whose answer sends the client elsewhere.
+ */
+async function redirectingTo(target: () => string): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+	const server: Server = createServer((request, response) => {
+		response.writeHead(307, { location: `${target()}${request.url}` }).end();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+describe('A redirect to another origin does not carry the credential', () => {
+	// The sandbox by the name localhost: the same machine, but another origin than 127.0.0.1.
+	const sandboxRoot = () => sandbox().baseUrl.replace('/v1', '').replace('127.0.0.1', 'localhost');
+	let redirect: Awaited<ReturnType<typeof redirectingTo>>;
+	beforeAll(async () => {
+		redirect = await redirectingTo(sandboxRoot);
+	});
+	afterAll(() => redirect.close());
+
+	it('the control: a request that carries the key there is answered', async () => {
+		const response = await fetch(`${sandboxRoot()}/v1/firm`, {
+			headers: { authorization: `Bearer ${sandbox().apiKey}`, 'accept-version': '1.0.0' },
+		});
+
+		expect(response.status).toBe(200);
+	});
+
+	it('an operation: the request follows the redirect without the API key, and the refusal reaches the user', async () => {
+		const store = new CredentialStore({ complianceRecordsApi: { baseUrl: `${redirect.baseUrl}/v1`, apiKey: sandbox().apiKey } });
+
+		const run = await runNode({ credentials: store, parameters: firmGet });
+
+		const [arrived] = sandbox().requests();
+		expect(arrived.path).toBe('/firm');
+		expect(arrived.headers.authorization).toBeUndefined();
+		expect(run.error?.message).toMatch(/^The service refused the API key: /);
+	});
+
+	it('a dropdown, with OAuth2: the access token does not follow the redirect either', async () => {
+		const store = credentialsFor(sandbox());
+		await connectOAuth2(store);
+		store.set('complianceRecordsOAuth2Api', { ...store.stored('complianceRecordsOAuth2Api'), baseUrl: `${redirect.baseUrl}/v1` });
+		sandbox().clearRequests();
+
+		await expect(
+			loadOptions('getPartners', { credentials: store, parameters: { resource: 'client', operation: 'create', authentication: 'oAuth2' } }),
+		).rejects.toThrow();
+
+		expect(sandbox().requests().length).toBeGreaterThan(0);
+		for (const request of sandbox().requests()) expect(request.headers.authorization).toBeUndefined();
 	});
 });
