@@ -114,6 +114,8 @@ export interface SandboxControls {
 	/** What the service's web app does: a new key for a firm (default the main firm). */
 	createApiKey(options: ApiKeyOptions): string;
 	revokeApiKey(key: string): void;
+	/** What the web app does when the user removes the OAuth2 app's access: refresh tokens are refused. */
+	revokeOAuthGrants(): void;
 	setClock(setting: ClockSetting): void;
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
@@ -185,6 +187,9 @@ export async function handleControl(
 				return respond(201, { data: { key: target.createApiKey(body() as unknown as ApiKeyOptions) } });
 			case 'POST /api-keys/revoke':
 				target.revokeApiKey(String(body().key));
+				return respond(204);
+			case 'POST /oauth2/revoke-grants':
+				target.revokeOAuthGrants();
 				return respond(204);
 			default:
 				throw notFound(`No control route ${req.method} ${url.pathname}`);

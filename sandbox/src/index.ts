@@ -134,6 +134,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		createApiKey: (keyOptions) => keys.create(keyOptions),
 		revokeApiKey: (key) => keys.revoke(key),
+		revokeOAuthGrants: () => authorization.revokeGrants(),
 	};
 	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
 	const cursors = new Cursors(createHash('sha256').update(`cursor:${seed}`).digest());
@@ -191,6 +192,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		completeAmlDetermination: controls.completeAmlDetermination,
 		createApiKey: controls.createApiKey,
 		revokeApiKey: controls.revokeApiKey,
+		revokeOAuthGrants: controls.revokeOAuthGrants,
 	};
 }
 

@@ -11,7 +11,7 @@ import type {
 	PreSendAction,
 } from 'n8n-workflow';
 
-import { serviceError } from '../transport/errors';
+import { requestError, serviceError, type ServiceErrorContext } from '../transport/errors';
 import { pages, type ListPage } from '../transport/paging';
 import { credentialTypeFor, type Authentication } from '../transport/authentication';
 import { applyServiceRules, credentialSecrets, SERVICE_HEADERS } from '../transport/request';
@@ -19,8 +19,9 @@ import { checkId, checkLimit } from './validation';
 
 /**
  * How the declarative operations use the rules of `transport/` inside n8n's routing: request
- * defaults, a preSend step that applies the service's rules to every request, and a postReceive
- * step that turns an error status into the mapped error.
+ * defaults, a preSend step that applies the service's rules to every request, a postReceive
+ * step that turns an error status coming back into the mapped error, and a `pagination`
+ * function around every request that does the same for an error status n8n throws.
  */
 
 export const requestDefaults = {
@@ -44,6 +45,22 @@ interface RecordParameter {
 	idParameter: string;
 }
 
+/** What a service error of an operation names and hides: its record, its item, the credential's secrets. */
+async function errorContext(context: IExecuteSingleFunctions, record?: RecordParameter): Promise<ServiceErrorContext> {
+	const authentication = context.getNodeParameter('authentication', 'apiKey') as Authentication;
+	const credentials = await context.getCredentials(credentialTypeFor(authentication));
+	return {
+		authentication,
+		itemIndex: context.getItemIndex(),
+		secrets: credentialSecrets(credentials),
+		record: record && {
+			label: record.label,
+			id: String(context.getNodeParameter(record.idParameter, '')).trim(),
+		},
+	};
+}
+
+/** An error status that came back as a response (API key requests) becomes the mapped error. */
 function checkServiceResponse(record?: RecordParameter): PostReceiveAction {
 	return async function (
 		this: IExecuteSingleFunctions,
@@ -51,21 +68,42 @@ function checkServiceResponse(record?: RecordParameter): PostReceiveAction {
 		response: IN8nHttpFullResponse,
 	): Promise<INodeExecutionData[]> {
 		if (response.statusCode < 400) return items;
-		const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
-		const credentials = await this.getCredentials(credentialTypeFor(authentication));
 		throw serviceError(
 			this.getNode(),
 			{ status: response.statusCode, body: response.body, headers: response.headers },
-			{
-				authentication,
-				itemIndex: this.getItemIndex(),
-				secrets: credentialSecrets(credentials),
-				record: record && {
-					label: record.label,
-					id: String(this.getNodeParameter(record.idParameter, '')).trim(),
-				},
-			},
+			await errorContext(this, record),
 		);
+	};
+}
+
+/**
+ * Sends a routed request with n8n's `makeRoutingRequest` (which runs the postReceive steps); an
+ * error status n8n throws (OAuth2 requests, see transport/request.ts) becomes the same mapped
+ * error as one that comes back.
+ */
+async function send(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	record?: RecordParameter,
+): Promise<INodeExecutionData[]> {
+	try {
+		return await context.makeRoutingRequest(requestData);
+	} catch (error) {
+		throw requestError(context.getNode(), error, await errorContext(context, record));
+	}
+}
+
+/**
+ * n8n's declarative routing hands a request to the operation's `pagination` function, when it
+ * has one, instead of sending it itself: the only place where what a routed request throws can
+ * be caught. So every operation has one; an operation on one record sends once.
+ */
+function sendOnce(record?: RecordParameter) {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		return await send(this, requestData, record);
 	};
 }
 
@@ -97,11 +135,13 @@ export function recordRouting({ method, path, record }: OperationRouting): INode
 	return {
 		request: { method, url: path },
 		send: {
+			paginate: true,
 			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
 		output: {
 			postReceive: [checkServiceResponse(record), { type: 'rootProperty', properties: { property: 'data' } }],
 		},
+		operations: { pagination: sendOnce(record) },
 	};
 }
 
@@ -121,7 +161,7 @@ async function paginateByCursor(
 	const items: INodeExecutionData[] = [];
 	const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
 		requestData.options.qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
-		const [response] = await this.makeRoutingRequest(requestData);
+		const [response] = await send(this, requestData);
 		return response.json as unknown as ListPage;
 	};
 	for await (const { records } of pages(fetchPage, { wanted })) {

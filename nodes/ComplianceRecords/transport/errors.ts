@@ -1,5 +1,5 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Authentication } from './authentication';
 
@@ -25,6 +25,9 @@ export interface ServiceErrorContext {
 }
 
 const HIDDEN = '**hidden**';
+
+const OAUTH2_RECONNECT =
+	'Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.';
 
 function redact(text: string, secrets: string[]): string {
 	let redacted = text.replace(/Bearer\s+[\w.~+/=-]+/gi, `Bearer ${HIDDEN}`);
@@ -64,8 +67,7 @@ function explain(
 			return context.authentication === 'oAuth2'
 				? {
 						message: `The service refused the OAuth2 connection: ${said}`,
-						description:
-							'Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.',
+						description: OAUTH2_RECONNECT,
 					}
 				: {
 						message: `The service refused the API key: ${said}`,
@@ -126,4 +128,53 @@ export function serviceError(
 		httpCode: String(failure.status),
 		itemIndex: context.itemIndex,
 	});
+}
+
+/**
+ * The service's answer inside an error n8n threw for an error status (n8n wraps the HTTP client's
+ * error, which holds the response); undefined when the request got no answer.
+ */
+function failureIn(error: unknown): ServiceFailure | undefined {
+	const { response } = (error as { cause?: { response?: { status?: unknown; data?: unknown; headers?: IDataObject } } }).cause ?? {};
+	const status = Number(response?.status);
+	if (!Number.isInteger(status) || status < 400) return undefined;
+	return { status, body: response?.data, headers: response?.headers };
+}
+
+/**
+ * The authorization server's refusal to renew an OAuth2 token, as n8n's OAuth2 client throws it
+ * (an error with the token endpoint's `{ error, error_description }` body), however n8n wrapped it.
+ */
+function refusedRefresh(error: unknown): Error | undefined {
+	for (let candidate = error as { cause?: unknown } | undefined; candidate; candidate = candidate.cause as typeof candidate) {
+		const { code, body } = candidate as { code?: unknown; body?: { error?: unknown } };
+		if (code === 'EAUTH' && typeof body?.error === 'string') return candidate as Error;
+	}
+	return undefined;
+}
+
+/**
+ * Turns what n8n threw for a request into the error the user sees: an error status of the
+ * service is mapped like a returned one; a refused OAuth2 refresh asks to reconnect (n8n 2.x
+ * already says so itself; 1.x would show the token endpoint's bare error); anything else (no
+ * answer at all, such as a refused connection) keeps n8n's own wording.
+ */
+export function requestError(
+	node: INode,
+	error: unknown,
+	context: ServiceErrorContext,
+): NodeApiError | NodeOperationError {
+	// Already explained: our own checks, and n8n 2.x's "reconnect the credential".
+	if (error instanceof NodeOperationError) return error;
+	const failure = failureIn(error);
+	if (failure) return serviceError(node, failure, context);
+	const refusal = context.authentication === 'oAuth2' ? refusedRefresh(error) : undefined;
+	if (refusal) {
+		return new NodeApiError(node, { message: refusal.message } as JsonObject, {
+			message: `The service refused the OAuth2 connection: ${redact(refusal.message, context.secrets ?? [])}`,
+			description: OAUTH2_RECONNECT,
+			itemIndex: context.itemIndex,
+		});
+	}
+	return new NodeApiError(node, error as JsonObject, { itemIndex: context.itemIndex });
 }
