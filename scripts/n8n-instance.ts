@@ -1,14 +1,16 @@
 // A real n8n (the cached install from n8n-install.ts) run as a child process, with this package
-// loaded the way `n8n-node dev` loads a package under development, and a small client of the
-// REST API its editor uses. Used by `npm start` and by the end-to-end tests.
+// loaded the way `n8n-node dev` loads a package under development (or installed as users install
+// it), and a small client of the REST API its editor uses. Used by `npm start` and by the
+// end-to-end tests.
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
-import { isN8nInstalled, N8N_VERSION, n8nBin } from './n8n-install';
+import { isN8nInstalled, N8N_VERSION, n8nRuntime } from './n8n-install';
 
 export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 
@@ -24,7 +26,20 @@ export interface N8nOptions {
 	filesDir: string;
 	/** Where n8n's own output goes. */
 	logFile: string;
+	/** The n8n version to run (installed by n8n-install.ts, run on its own Node.js); N8N_VERSION when absent. */
+	version?: string;
+	/**
+	 * True when the package was installed into `<userFolder>/.n8n/nodes` (`installPackage`), the
+	 * way users install it; otherwise `packageRoot` is linked. Installed, its nodes are typed
+	 * `n8n-nodes-compliance-records.*` and load with n8n's own n8n-workflow, as in production.
+	 */
+	packageInstalled?: boolean;
+	/** Environment variables added to n8n's (queue mode, scheduler flags). */
+	env?: Record<string, string>;
 }
+
+/** What an instance runs: `n8n start` (the main: editor, triggers) or `n8n worker` (queue mode). */
+export type N8nCommand = 'start' | 'worker';
 
 export interface Owner {
 	email: string;
@@ -66,6 +81,26 @@ export function linkPackage(userFolder: string, packageRoot: string): void {
 	for (const entry of ['package.json', 'dist']) symlinkSync(join(packageRoot, entry), join(packageDir, entry));
 }
 
+/** The published files of the package (`npm pack`) as a tarball in `destination`; returns its path. */
+export async function packPackage(packageRoot: string, destination: string): Promise<string> {
+	mkdirSync(destination, { recursive: true });
+	const { stdout } = await promisify(execFile)('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: packageRoot });
+	return join(destination, stdout.trim().split('\n').pop() as string);
+}
+
+/**
+ * Installs a packed package into `<userFolder>/.n8n/nodes/node_modules`, where Settings →
+ * Community Nodes and a manual `npm install` in `~/.n8n/nodes` put it. The package has no
+ * runtime dependencies, so unpacking is all `npm install` would do.
+ */
+export async function installPackage(userFolder: string, tarball: string): Promise<void> {
+	const nodeModules = join(userFolder, '.n8n', 'nodes', 'node_modules');
+	rmSync(join(nodeModules, PACKAGE_NAME), { recursive: true, force: true });
+	mkdirSync(nodeModules, { recursive: true });
+	await promisify(execFile)('tar', ['-xzf', tarball, '-C', nodeModules]);
+	renameSync(join(nodeModules, 'package'), join(nodeModules, PACKAGE_NAME));
+}
+
 /** Fails with a clear message when something already listens on the port. */
 export async function assertPortFree(port: number, what: string): Promise<void> {
 	if (!(await isPortFree(port))) {
@@ -101,6 +136,7 @@ export class N8n {
 	private constructor(
 		private readonly options: N8nOptions,
 		private readonly child: ChildProcess,
+		private readonly command: N8nCommand = 'start',
 	) {
 		this.url = `http://localhost:${options.port}`;
 		this.rest = new N8nRest(this.url);
@@ -109,28 +145,51 @@ export class N8n {
 	}
 
 	/**
-	 * Spawns `n8n start` and returns at once; `ready()` waits for it. The caller can stop() it
-	 * from the start, even while it is still starting up.
+	 * Spawns `n8n start` (or `n8n worker`) and returns at once; `ready()` waits for it. The
+	 * caller can stop() it from the start, even while it is still starting up. The package is
+	 * linked unless `packageInstalled`.
 	 */
-	static launch(options: N8nOptions): N8n {
-		if (!isN8nInstalled()) {
-			throw new Error(`n8n ${N8N_VERSION} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
+	static launch(options: N8nOptions, command: N8nCommand = 'start'): N8n {
+		const version = options.version ?? N8N_VERSION;
+		if (!isN8nInstalled(version)) {
+			throw new Error(`n8n ${version} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
 		}
-		linkPackage(options.userFolder, options.packageRoot);
+		if (!options.packageInstalled) linkPackage(options.userFolder, options.packageRoot);
 		mkdirSync(options.filesDir, { recursive: true });
 		const log = createWriteStream(options.logFile, { flags: 'a' });
+		const runtime = n8nRuntime(version);
 		// Its own process group, so stop() ends n8n and the task runner it spawns, and nothing else.
-		const child = spawn(process.execPath, [n8nBin, 'start'], {
+		const child = spawn(runtime.nodeBin, [runtime.bin, command], {
 			env: n8nEnv(options, options.brokerPort),
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
 		child.stdout?.pipe(log, { end: false });
 		child.stderr?.pipe(log, { end: false });
-		return new N8n(options, child);
+		return new N8n(options, child, command);
 	}
 
-	/** Resolves once n8n's REST API answers: its database migrated and every node loaded. */
+	/** The process id of n8n itself (the main or the worker process). */
+	get pid(): number {
+		return this.child.pid as number;
+	}
+
+	/**
+	 * Kills n8n the hard way (SIGKILL, as a crash or `kill -9` would), then whatever of its process
+	 * group is left (the task runner), and waits until it is gone.
+	 */
+	async kill(): Promise<void> {
+		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+		signalGroup(this.pid, 'SIGKILL');
+		await this.exited;
+		signalGroup(-this.pid, 'SIGKILL');
+	}
+
+	/**
+	 * Resolves once n8n is ready: a main once its REST API answers (its database migrated and
+	 * every node loaded); a worker once its readiness check passes (needs QUEUE_HEALTH_CHECK_ACTIVE
+	 * and QUEUE_HEALTH_CHECK_PORT in `env`).
+	 */
 	async ready(timeoutMs = 120_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		let exitCode: number | null | undefined;
@@ -138,13 +197,23 @@ export class N8n {
 		const failure = (reason: string) => new Error(`${reason}; see n8n's output in ${this.options.logFile}`);
 		while (Date.now() < deadline) {
 			if (exitCode !== undefined) throw failure(`n8n exited during start-up (exit code ${exitCode})`);
-			// Until n8n has migrated its database and loaded every node, it answers every path
-			// with a "starting up" page; then its REST API answers JSON.
-			const response = await fetch(`${this.url}/rest/settings`).catch(() => undefined);
-			if (response?.ok && response.headers.get('content-type')?.includes('json')) return;
+			if (await this.answers()) return;
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
 		throw failure(`n8n did not become ready within ${timeoutMs / 1000} s`);
+	}
+
+	private async answers(): Promise<boolean> {
+		if (this.command === 'worker') {
+			const port = this.options.env?.QUEUE_HEALTH_CHECK_PORT;
+			if (!port) throw new Error('A worker is ready when its health check says so: set QUEUE_HEALTH_CHECK_ACTIVE and QUEUE_HEALTH_CHECK_PORT');
+			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`).catch(() => undefined);
+			return response?.ok === true;
+		}
+		// Until n8n has migrated its database and loaded every node, it answers every path
+		// with a "starting up" page; then its REST API answers JSON.
+		const response = await fetch(`${this.url}/rest/settings`).catch(() => undefined);
+		return response?.ok === true && response.headers.get('content-type')?.includes('json') === true;
 	}
 
 	/** Resolves when n8n exits by itself (a crash, or a signal sent by someone else). */
@@ -172,7 +241,8 @@ export async function n8nCommand(
 	options: N8nOptions,
 	args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const child = spawn(process.execPath, [n8nBin, ...args], {
+	const runtime = n8nRuntime(options.version);
+	const child = spawn(runtime.nodeBin, [runtime.bin, ...args], {
 		env: n8nEnv(options, await freePort()),
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
@@ -213,6 +283,7 @@ function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
+		...options.env,
 	};
 }
 
