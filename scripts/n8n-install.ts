@@ -1,7 +1,8 @@
 // Installs a real n8n once into a cache outside the repo, one folder per n8n version, and reuses
 // it afterwards. `npm start` and `npm run test:e2e` (so `.ci/run` too) use it;
-// `tsx scripts/n8n-install.ts [version...]` installs ahead of time (default: N8N_VERSION). Run it
-// under scripts/with-env.sh (Node 22+ and npm on PATH).
+// `tsx scripts/n8n-install.ts [version...]` installs ahead of time (default: N8N_VERSION;
+// `--e2e`: every version the end-to-end tests run). Run it under scripts/with-env.sh (Node 22+
+// and npm on PATH).
 //
 // Each n8n line runs on its own Node.js and needs its own workarounds for the npm registry n8n
 // installs from (see the README's Compatibility and INSTALL_RECIPES below). Dependencies are
@@ -25,6 +26,9 @@ export const N8N_VERSION = '2.40.7';
 
 /** The newest release of n8n's 1.x line, which the end-to-end tests also run. */
 export const N8N_1X_VERSION = '1.123.81';
+
+/** Every version the end-to-end tests run. */
+export const E2E_VERSIONS = [N8N_VERSION, N8N_1X_VERSION];
 
 interface InstallRecipe {
 	/** The Node.js major version that runs this n8n line. */
@@ -351,9 +355,10 @@ export function formatDuration(ms: number): string {
 }
 
 if (require.main === module) {
-	const versions = process.argv.slice(2);
+	const args = process.argv.slice(2);
+	const versions = args.includes('--e2e') ? E2E_VERSIONS : args.length ? args : [N8N_VERSION];
 	(async () => {
-		for (const version of versions.length ? versions : [N8N_VERSION]) {
+		for (const version of versions) {
 			const runtime = await ensureN8n(version);
 			log(`ready: n8n ${version} (${runtime.bin}, Node ${runtime.nodeMajor})`);
 		}

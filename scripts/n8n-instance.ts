@@ -260,12 +260,13 @@ export async function n8nCommand(
  */
 export async function executeWorkflow(options: N8nOptions, workflowId: string): Promise<ExecutionRun> {
 	const { code, stdout, stderr } = await n8nCommand(options, ['execute', `--id=${workflowId}`, '--rawOutput']);
-	// --rawOutput prints the run as pretty JSON after n8n's start-up lines.
-	const start = stdout.search(/^\{$/m);
-	if (start === -1) {
+	// --rawOutput prints the run as pretty JSON after n8n's start-up lines (1.x prints more after
+	// a failed run): from a line "{" to the next line "}".
+	const json = /^\{$[\s\S]*?^\}$/m.exec(stdout);
+	if (!json) {
 		throw new Error(`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout}\n${stderr}`.slice(-4000));
 	}
-	return JSON.parse(stdout.slice(start)) as ExecutionRun;
+	return JSON.parse(json[0]) as ExecutionRun;
 }
 
 function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
@@ -332,6 +333,26 @@ export class N8nRest {
 		return json?.data as T;
 	}
 
+	/**
+	 * "Connect my account" on an OAuth2 credential, as the editor runs it minus the browser: n8n
+	 * makes the authorization URL, the authorization server (the sandbox approves at once)
+	 * redirects to n8n's callback, and n8n exchanges the code for tokens and stores them.
+	 */
+	async connectOAuth2(credentialId: string): Promise<void> {
+		const authorizeUrl = await this.request<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`);
+		const approval = await fetch(authorizeUrl, { redirect: 'manual' });
+		const callback = approval.headers.get('location');
+		if (!callback?.startsWith(`${this.baseUrl}/rest/oauth2-credential/callback`)) {
+			throw new Error(`The authorization server did not send back to n8n's callback (HTTP ${approval.status}): ${callback ?? (await approval.text())}`);
+		}
+		const answer = await fetch(callback, { headers: { cookie: this.cookie, 'browser-id': this.browserId }, redirect: 'manual' });
+		const page = await answer.text();
+		// n8n answers 200 either way; its error page says "Failed to connect".
+		if (!answer.ok || page.includes('Failed to connect')) {
+			throw new Error(`n8n's OAuth2 callback failed (HTTP ${answer.status}): ${page.slice(0, 2000)}`);
+		}
+	}
+
 	/** Creates the instance owner on a fresh n8n, then signs in as the owner. */
 	async signInOwner(owner: Owner): Promise<void> {
 		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
@@ -339,5 +360,81 @@ export class N8nRest {
 			await this.request('POST', '/owner/setup', owner);
 		}
 		await this.request('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+	}
+}
+
+/** The items a node output in a run (its first output, first run). */
+export function nodeOutput(run: ExecutionRun, nodeName: string): Array<Record<string, unknown>> {
+	const nodeRun = run.data.resultData.runData[nodeName]?.[0];
+	if (!nodeRun) throw new Error(`Node "${nodeName}" did not run`);
+	if (nodeRun.error) throw new Error(`Node "${nodeName}" failed: ${nodeRun.error.message}`);
+	return (nodeRun.data?.main[0] ?? []).map((item) => item.json);
+}
+
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	status: string;
+	mode: string;
+	startedAt: string;
+}
+
+/** Every status an execution can have: asking for all of them pages by id, newest first. */
+const EXECUTION_STATUSES = ['canceled', 'crashed', 'error', 'new', 'running', 'success', 'unknown', 'waiting'];
+
+/** The executions of a workflow, newest first (n8n sends at most 100 at a time). */
+export async function executionsOf(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: EXECUTION_STATUSES }));
+	const executions: ExecutionSummary[] = [];
+	for (;;) {
+		const lastId = executions.at(-1)?.id;
+		const page = await rest.request<{ results: ExecutionSummary[] }>(
+			'GET',
+			`/executions?filter=${filter}&limit=100${lastId ? `&lastId=${lastId}` : ''}`,
+		);
+		executions.push(...page.results);
+		if (page.results.length < 100) return executions;
+	}
+}
+
+/** One execution's run data. n8n's REST API sends it in the `flatted` format of its editor. */
+export async function executionRun(rest: N8nRest, executionId: string): Promise<ExecutionRun> {
+	const execution = await rest.request<{ status: string; data: string }>('GET', `/executions/${executionId}`);
+	return { status: execution.status, data: parseFlatted(execution.data) as ExecutionRun['data'] };
+}
+
+/**
+ * `flatted` (what n8n stores run data in) writes a JSON array: the value at index 0 is the root,
+ * and every string inside an object or array is the index of the entry holding its value.
+ */
+function parseFlatted(text: string): unknown {
+	const table = JSON.parse(text) as unknown[];
+	const revived = new Map<number, unknown>();
+	const revive = (index: number): unknown => {
+		if (revived.has(index)) return revived.get(index);
+		const entry = table[index];
+		if (typeof entry !== 'object' || entry === null) return entry;
+		const copy: Record<string, unknown> | unknown[] = Array.isArray(entry) ? [] : {};
+		revived.set(index, copy);
+		for (const [key, value] of Object.entries(entry)) {
+			(copy as Record<string, unknown>)[key] = typeof value === 'string' ? revive(Number(value)) : value;
+		}
+		return copy;
+	};
+	return revive(0);
+}
+
+/** Polls `check` until it returns a value other than undefined; fails after the timeout. */
+export async function waitFor<T>(
+	what: string,
+	check: () => Promise<T | undefined>,
+	{ timeoutMs, intervalMs = 1000 }: { timeoutMs: number; intervalMs?: number },
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
 }

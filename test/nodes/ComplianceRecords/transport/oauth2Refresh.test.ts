@@ -144,14 +144,14 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 		await expect(poller.poll()).rejects.toThrow(reconnect);
 	});
 
-	it("n8n 1.x's form of the refusal (its OAuth2 client's error, wrapped by n8n) gets the same advice", async () => {
+	it("the OAuth2 client's refusal, as n8n wraps it (1.x every refusal, 2.x all but a revoked grant), gets the same advice", async () => {
 		const store = credentials();
 		const { tokenData } = await connectOAuth2(store);
 		sandbox().revokeOAuthGrants();
 		const oauth = store.withDefaults(OAUTH2, store.stored(OAUTH2));
 		const client = new ClientOAuth2({ clientId: String(oauth.clientId), accessTokenUri: String(oauth.accessTokenUrl) });
 		const node = { id: 'n', name: 'Compliance Records', type: 't', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
-		// n8n 1.x refreshes with this client and wraps what it throws: new NodeApiError(node, error).
+		// n8n refreshes with this client and wraps what it throws: new NodeApiError(node, error).
 		const refusal = await client.createToken(tokenData as never).refresh().catch((error: Error) => new NodeApiError(node, error as never));
 
 		const error = requestError(node, refusal, { authentication: 'oAuth2', secrets: [String(tokenData.refresh_token)] });
