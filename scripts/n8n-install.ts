@@ -42,9 +42,9 @@ const INSTALL_RECIPES: Record<number, InstallRecipe> = {
 	// 2.x needs Node 24 (its isolated-vm ships prebuilds for it); linkedom 0.18.15 depends on a
 	// package the registry lacks, 0.18.14 does not.
 	2: { node: 24, overrides: { linkedom: '0.18.14' } },
-	// 1.x: isolated-vm rules out Node 20 and does not build on 24; n8n-nodes-base 1.x pins xlsx to
-	// a tarball on SheetJS's own CDN, which may be unreachable: the same release (0.20.2) is on the
-	// registry as @e965/xlsx.
+	// 1.x: its isolated-vm rules out Node 20; Node 22 is what was measured. n8n-nodes-base 1.x pins
+	// xlsx to a tarball on SheetJS's own CDN, which may be unreachable: the same release (0.20.2)
+	// is on the npm registry as @e965/xlsx.
 	1: { node: 22, overrides: { xlsx: 'npm:@e965/xlsx@0.20.2' } },
 };
 
