@@ -36,6 +36,7 @@ import {
 	packPackage,
 	PACKAGE_NAME,
 	waitFor,
+	type ExecutionRun,
 	type N8nOptions,
 	type N8nRest,
 } from './n8n-instance';
@@ -78,8 +79,11 @@ interface Result extends Case {
 	repeated: number;
 	/** Executions that did not finish (n8n marks the one killed `crashed`). */
 	crashed: number;
-	/** Lost changes that a crashed execution holds in its trigger output (a retry in n8n could run them). */
+	/** Lost changes that a crashed execution holds (n8n keeps the items the trigger gave it). */
 	lostInCrashed: number;
+	/** After retrying every crashed execution (n8n's Retry in the executions list). */
+	lostAfterRetry: number;
+	repeatedAfterRetry: number;
 	seconds: number;
 	note: string;
 }
@@ -212,23 +216,40 @@ async function provision(n8n: N8n, baseUrl: string, apiKey: string): Promise<str
 }
 
 /**
- * What the trigger delivered: its output in each execution that succeeded. The output of those
- * that did not (the one running when the process was killed) is kept apart.
+ * The clients a trigger execution carries: the trigger's output in its runs; for an execution
+ * that stopped before the trigger's output was saved (n8n then records a placeholder item), the
+ * items still waiting for the trigger node, which a retry would run.
  */
-async function deliveredSoFar(rest: N8nRest, workflowId: string): Promise<{ emissions: Emission[]; inCrashed: Emission[]; crashed: number }> {
+function triggerItems(run: ExecutionRun): Array<Record<string, unknown>> {
+	const output = (run.data.resultData.runData[TRIGGER_NAME] ?? [])
+		.flatMap((nodeRun) => nodeRun.data?.main[0] ?? [])
+		.map((item) => item.json)
+		.filter((json) => !json.isArtificialRecoveredEventItem);
+	if (output.length > 0) return output;
+	const waiting = run.data.executionData?.nodeExecutionStack.find((entry) => entry.node.name === TRIGGER_NAME);
+	return (waiting?.data.main[0] ?? []).map((item) => item.json);
+}
+
+/**
+ * What the trigger delivered: the clients of each execution that succeeded. Those of executions
+ * that did not (the one running when the process was killed) are kept apart.
+ */
+async function deliveredSoFar(
+	rest: N8nRest,
+	workflowId: string,
+): Promise<{ emissions: Emission[]; inCrashed: Emission[]; crashedIds: string[] }> {
 	const emissions: Emission[] = [];
 	const inCrashed: Emission[] = [];
-	let crashed = 0;
+	const crashedIds: string[] = [];
 	for (const execution of await executionsOf(rest, workflowId)) {
 		const finished = execution.status === 'success';
 		if (!finished && execution.status !== 'crashed' && execution.status !== 'error') continue; // still running
-		if (!finished) crashed++;
-		const run = await executionRun(rest, execution.id);
-		for (const { json } of run.data.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main[0] ?? []) {
+		if (!finished) crashedIds.push(execution.id);
+		for (const json of triggerItems(await executionRun(rest, execution.id))) {
 			(finished ? emissions : inCrashed).push({ clientId: String(json.id), lastModifiedAt: String(json.lastModifiedAt), executionId: execution.id });
 		}
 	}
-	return { emissions, inCrashed, crashed };
+	return { emissions, inCrashed, crashedIds };
 }
 
 // ---- one case ---------------------------------------------------------------------------------
@@ -304,18 +325,25 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		).catch((error: Error) => log(`${name}: ${error.message}`));
 		await new Promise((done) => setTimeout(done, 65_000)); // one more poll after that
 
-		const { emissions, inCrashed, crashed } = await deliveredSoFar(rest, workflowId);
+		const { emissions, inCrashed, crashedIds } = await deliveredSoFar(rest, workflowId);
 		const delivery = countDelivery(changes(), emissions);
 		const stillLost = countDelivery(delivery.lost, inCrashed).lost.length;
 		const deliveredStates = new Set(emissions.map((emission) => `${emission.clientId}@${emission.lastModifiedAt}`));
+		// What a user can do about a crashed execution: Retry it in n8n's list of executions.
+		for (const id of crashedIds) {
+			await rest.request('POST', `/executions/${id}/retry`, { loadWorkflow: false }).catch((error: Error) => log(`${name}: retry of ${id}: ${error.message}`));
+		}
+		const afterRetry = crashedIds.length ? countDelivery(changes(), (await deliveredSoFar(rest, workflowId)).emissions) : delivery;
 		return {
 			...kase,
 			changes: delivery.changes,
 			delivered: delivery.changes - delivery.lost.length,
 			lost: delivery.lost.length,
 			repeated: delivery.repeated.length,
-			crashed,
+			crashed: crashedIds.length,
 			lostInCrashed: delivery.lost.length - stillLost,
+			lostAfterRetry: afterRetry.lost.length,
+			repeatedAfterRetry: afterRetry.repeated.length,
 			seconds: Math.round((Date.now() - startedAt) / 1000),
 			note: `${note}${deliveredStates.size} states emitted in ${new Set(emissions.map((emission) => emission.executionId)).size} executions`,
 		};
@@ -379,7 +407,7 @@ async function main() {
 		}
 	}
 	const rows = [
-		['mode', 'scheduler', 'killed', 'changes', 'delivered', 'lost', 'of which in a crashed execution', 'repeated', 'crashed executions', 'seconds', 'note'],
+		['mode', 'scheduler', 'killed', 'changes', 'delivered', 'lost', 'repeated', 'crashed executions', 'lost changes held by them', 'after retrying them: lost', 'repeated', 'seconds', 'note'],
 		...results.map((result) => [
 			result.mode,
 			result.scheduler,
@@ -387,9 +415,11 @@ async function main() {
 			result.changes,
 			result.delivered,
 			result.lost,
-			result.lostInCrashed,
 			result.repeated,
 			result.crashed,
+			result.lostInCrashed,
+			result.lostAfterRetry,
+			result.repeatedAfterRetry,
 			result.seconds,
 			result.note,
 		]),

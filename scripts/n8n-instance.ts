@@ -57,6 +57,8 @@ export interface ExecutionRun {
 			error?: { message: string; description?: string };
 			lastNodeExecuted?: string;
 		};
+		/** What was still to run when the execution stopped: a node and the items it was given. */
+		executionData?: { nodeExecutionStack: Array<{ node: { name: string }; data: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }> };
 	};
 }
 

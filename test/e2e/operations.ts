@@ -23,18 +23,16 @@ export interface OperationsTarget {
 	sandboxRequests(): Promise<LoggedRequest[]>;
 }
 
-/** A record the way the service itself answers (test setup). */
-async function serviceGet<T>(target: OperationsTarget, path: string, apiKey: string, shape: 'data' | 'page' = 'data'): Promise<T> {
+/** What the service itself answers (test setup): the whole body. */
+async function serviceGet<T>(target: OperationsTarget, path: string, apiKey: string): Promise<T> {
 	const response = await fetch(`${target.baseUrl()}${path}`, {
 		headers: { authorization: `Bearer ${apiKey}`, 'accept-version': '1.0.0' },
 	});
 	if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
-	const body = (await response.json()) as { data: T };
-	return shape === 'data' ? body.data : (body as T);
+	return (await response.json()) as T;
 }
 
 type Params = Record<string, unknown>;
-
 
 /** Nodes of the workflow: name → parameters; each runs after the trigger or after the node named. */
 const stepsFor = (reference: string, startedAt: string): Array<{ name: string; after?: string; parameters: Params }> => [
@@ -126,7 +124,7 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	beforeAll(async () => {
 		const credential = await target.newApiKeyCredential('action node e2e');
 		apiKey = credential.apiKey;
-		firm = await serviceGet(target, '/firm', apiKey);
+		firm = (await serviceGet<{ data: typeof firm }>(target, '/firm', apiKey)).data;
 		const nodes = [
 			{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 			...steps.map((step, index) => ({
@@ -254,6 +252,6 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	});
 
 	async function serviceTotal(path: string): Promise<number> {
-		return (await serviceGet<{ meta: { total: number } }>(target, `${path}?limit=1`, apiKey, 'page')).meta.total;
+		return (await serviceGet<{ meta: { total: number } }>(target, `${path}?limit=1`, apiKey)).meta.total;
 	}
 }
