@@ -10,8 +10,9 @@ module.exports = {
 			testEnvironment: 'node',
 			roots: ['<rootDir>/test'],
 			testMatch: ['**/*.test.ts'],
-			// The real-n8n suite runs separately (npm run test:e2e): it needs an installed n8n.
-			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+			// The real-n8n suites (test/e2e, test/e2e-lines, test/e2e-queue) run separately
+			// (npm run test:e2e): they need installed n8n versions.
+			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e'],
 			// Type checking is `tsc --noEmit` in `npm run lint`; tests only transpile.
 			transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
 		},

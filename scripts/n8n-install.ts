@@ -1,23 +1,52 @@
-// Installs the pinned real n8n once into a cache outside the repo and reuses it afterwards.
-// `npm start` and `npm run test:e2e` (so `.ci/run` too) use it; `tsx scripts/n8n-install.ts`
-// installs ahead of time. Needs Node 22+ on PATH: run it under scripts/with-env.sh.
+// Installs a real n8n once into a cache outside the repo, one folder per n8n version, and reuses
+// it afterwards. `npm start` and `npm run test:e2e` (so `.ci/run` too) use it;
+// `tsx scripts/n8n-install.ts [version...]` installs ahead of time (default: N8N_VERSION;
+// `--e2e`: every version the end-to-end tests run). Run it under scripts/with-env.sh (Node 22+
+// and npm on PATH).
 //
-// Two workarounds for the npm registry n8n installs from (see CONTRIBUTING.md, The demo):
-// - linkedom is pinned to 0.18.14: 0.18.15 depends on a package the registry lacks;
-// - dependencies are installed with --ignore-scripts (the Kafka client's install script
-//   downloads C libraries and fails), then only the native addons n8n loads are rebuilt.
+// Each n8n line runs on its own Node.js and needs its own workarounds for the npm registry n8n
+// installs from (INSTALL_RECIPES below; CONTRIBUTING.md, The demo). Dependencies are
+// installed with --ignore-scripts (the Kafka client's install script downloads C libraries and
+// fails), then only the native addons n8n loads are rebuilt, against the headers of the Node.js
+// that will run n8n. A Node.js other than the one running this script is fetched from the npm
+// registry (the `node` package) into the same cache, as scripts/node-env.sh fetches Node 24.
 //
-// The install is atomic: it happens in a temporary folder that is renamed into place only
-// after n8n answers `--version`, so a half-done install is never taken as done. A lock
-// folder keeps two runs from installing at the same time.
+// An install is atomic: it happens in a temporary folder that is renamed into place only after
+// n8n answers `--version`, so a half-done install is never taken as done. A lock folder per
+// install keeps two runs from installing the same thing at the same time.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** The n8n version of `npm start` and of the end-to-end tests unless a test names another. */
 export const N8N_VERSION = '2.40.7';
+
+/** The newest release of n8n's 1.x line, which the end-to-end tests also run. */
+export const N8N_1X_VERSION = '1.123.81';
+
+/** Every version the end-to-end tests run. */
+export const E2E_VERSIONS = [N8N_VERSION, N8N_1X_VERSION];
+
+interface InstallRecipe {
+	/** The Node.js major version that runs this n8n line. */
+	node: number;
+	/** package.json `overrides` that let the line install from the registry. */
+	overrides: Record<string, string>;
+}
+
+/** What each n8n line needs, measured with 2.40.7 and 1.123.81. */
+const INSTALL_RECIPES: Record<number, InstallRecipe> = {
+	// 2.x needs Node 24 (its isolated-vm ships prebuilds for it); linkedom 0.18.15 depends on a
+	// package the registry lacks, 0.18.14 does not.
+	2: { node: 24, overrides: { linkedom: '0.18.14' } },
+	// 1.x: its isolated-vm rules out Node 20; Node 22 is what was measured. n8n-nodes-base 1.x pins
+	// xlsx to a tarball on SheetJS's own CDN, which may be unreachable: the same release (0.20.2)
+	// is on the npm registry as @e965/xlsx.
+	1: { node: 22, overrides: { xlsx: 'npm:@e965/xlsx@0.20.2' } },
+};
 
 /** Native addons n8n needs that --ignore-scripts left unbuilt. */
 const NATIVE_ADDONS = ['sqlite3'];
@@ -26,62 +55,122 @@ const cacheRoot =
 	process.env.COMPLIANCE_RECORDS_CACHE ??
 	join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'n8n-nodes-compliance-records');
 
-export const n8nDir = join(cacheRoot, `n8n-${N8N_VERSION}`);
-/** The n8n command-line entry point; run it with `node` (Node 24). */
-export const n8nBin = join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
-const completeMarker = join(n8nDir, '.install-complete');
-const lockDir = `${n8nDir}.lock`;
+/** One installed n8n version: where it is, and the Node.js that runs it. */
+export interface N8nRuntime {
+	version: string;
+	dir: string;
+	/** The n8n command-line entry point; run it with `nodeBin`. */
+	bin: string;
+	/** The Node.js major version this n8n runs on. */
+	nodeMajor: number;
+	/** The Node.js executable that runs this n8n (valid once ensureN8n has run, or when it is this process's). */
+	nodeBin: string;
+}
+
+function recipeFor(version: string): InstallRecipe {
+	const recipe = INSTALL_RECIPES[Number(version.split('.')[0])];
+	if (!recipe) throw new Error(`No install recipe for n8n ${version}: only the 1.x and 2.x lines are known`);
+	return recipe;
+}
+
+export function n8nRuntime(version = N8N_VERSION): N8nRuntime {
+	const dir = join(cacheRoot, `n8n-${version}`);
+	const nodeMajor = recipeFor(version).node;
+	return {
+		version,
+		dir,
+		bin: join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
+		nodeMajor,
+		nodeBin: nodeRuntime(nodeMajor).bin,
+	};
+}
+
+export const n8nDir = n8nRuntime().dir;
+/** The n8n command-line entry point of N8N_VERSION; run it with `node` (Node 24). */
+export const n8nBin = n8nRuntime().bin;
 
 const log = (message: string) => process.stderr.write(`[n8n install] ${message}\n`);
 
-export const isN8nInstalled = () => existsSync(completeMarker) && existsSync(n8nBin);
+const completeMarker = (dir: string) => join(dir, '.install-complete');
 
-/** Installs n8n unless the cache already holds it; returns the path of the n8n entry point. */
-export async function ensureN8n(): Promise<string> {
-	if (isN8nInstalled()) return n8nBin;
-	const nodeMajor = Number(process.versions.node.split('.')[0]);
-	if (nodeMajor < 22) {
-		throw new Error(`n8n ${N8N_VERSION} needs Node 22+ (this is Node ${process.versions.node}); run under scripts/with-env.sh`);
+export const isN8nInstalled = (version = N8N_VERSION) => {
+	const runtime = n8nRuntime(version);
+	return existsSync(completeMarker(runtime.dir)) && existsSync(runtime.bin) && existsSync(runtime.nodeBin);
+};
+
+/** Installs n8n (and the Node.js it runs on) unless the cache already holds it. */
+export async function ensureN8n(version = N8N_VERSION): Promise<N8nRuntime> {
+	const runtime = n8nRuntime(version);
+	if (isN8nInstalled(version)) return runtime;
+	const thisNode = Number(process.versions.node.split('.')[0]);
+	if (thisNode < 22) {
+		throw new Error(`Installing n8n needs Node 22+ (this is Node ${process.versions.node}); run under scripts/with-env.sh`);
 	}
-	await acquireLock();
-	try {
+	await ensureNode(runtime.nodeMajor);
+	await withLock(runtime.dir, async () => {
 		// Another run may have finished the install while this one waited for the lock.
-		if (!isN8nInstalled()) await install();
-	} finally {
-		rmSync(lockDir, { recursive: true, force: true });
-	}
-	return n8nBin;
+		if (!isN8nInstalled(version)) await install(runtime);
+	});
+	return runtime;
 }
 
-async function acquireLock() {
-	mkdirSync(cacheRoot, { recursive: true });
-	let waitingSince: number | undefined;
-	for (;;) {
-		try {
-			mkdirSync(lockDir); // atomic: fails if another run holds the lock
-			writeFileSync(join(lockDir, 'pid'), String(process.pid));
-			return;
-		} catch (error) {
-			if (error.code !== 'EEXIST') throw error;
-		}
-		const holder = Number(readFileIfExists(join(lockDir, 'pid')));
-		if (holder && !isAlive(holder)) {
-			log(`removing a stale lock left by process ${holder}`);
-			rmSync(lockDir, { recursive: true, force: true });
-			continue;
-		}
-		if (!waitingSince) {
-			waitingSince = Date.now();
-			log(`another run (process ${holder || '?'}) is installing n8n; waiting for it to finish`);
-		}
-		await sleep(2000);
-	}
+// ---- Node.js ---------------------------------------------------------------------------------
+
+interface NodeRuntime {
+	bin: string;
+	/** For npm_config_nodedir: the folder holding `include/node`, the headers addons build against. */
+	headersDir?: string;
+	/** The folder to put first on PATH so that `node` (and npm run by it) is this Node.js. */
+	binDir: string;
 }
 
-async function install() {
+/** This process's Node.js when it is the wanted major version, else one fetched into the cache. */
+function nodeRuntime(major: number): NodeRuntime {
+	if (Number(process.versions.node.split('.')[0]) === major) {
+		return {
+			bin: process.execPath,
+			binDir: join(process.execPath, '..'),
+			// scripts/node-env.sh sets it when it fetched this Node.js; otherwise npm knows its own.
+			headersDir: process.env.npm_config_nodedir,
+		};
+	}
+	const prefix = join(cacheRoot, `node-${major}`);
+	return {
+		bin: join(prefix, 'node_modules', '.bin', 'node'),
+		binDir: join(prefix, 'node_modules', '.bin'),
+		headersDir: join(prefix, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`),
+	};
+}
+
+async function ensureNode(major: number): Promise<void> {
+	const node = nodeRuntime(major);
+	if (existsSync(node.bin)) return;
+	const prefix = join(node.binDir, '..', '..');
+	await withLock(prefix, async () => {
+		if (existsSync(node.bin)) return;
+		log(`fetching Node ${major} from the npm registry (the node@${major} package) into ${prefix}`);
+		const tempDir = `${prefix}.tmp-${process.pid}`;
+		rmSync(tempDir, { recursive: true, force: true });
+		mkdirSync(tempDir, { recursive: true });
+		await runWithProgress(
+			'npm',
+			['install', '--prefix', tempDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`],
+			tempDir,
+			() => 'downloading',
+		);
+		rmSync(prefix, { recursive: true, force: true });
+		renameSync(tempDir, prefix);
+		log(`Node ${(await capture(node.bin, ["--version"], prefix)).trim()} ready`);
+	});
+}
+
+// ---- n8n -------------------------------------------------------------------------------------
+
+async function install(runtime: N8nRuntime) {
+	const { version } = runtime;
 	const startedAt = Date.now();
-	const tempDir = `${n8nDir}.tmp-${process.pid}`;
-	removeLeftovers();
+	const tempDir = `${runtime.dir}.tmp-${process.pid}`;
+	removeLeftovers(runtime);
 	mkdirSync(tempDir, { recursive: true });
 	writeFileSync(
 		join(tempDir, 'package.json'),
@@ -89,16 +178,24 @@ async function install() {
 			{
 				name: 'n8n-runtime',
 				private: true,
-				description: `n8n ${N8N_VERSION} for the end-to-end tests and the demo of n8n-nodes-compliance-records`,
-				dependencies: { n8n: N8N_VERSION },
-				overrides: { linkedom: '0.18.14' },
+				description: `n8n ${version} for the end-to-end tests and the demo of n8n-nodes-compliance-records`,
+				dependencies: { n8n: version },
+				overrides: recipeFor(version).overrides,
 			},
 			null,
 			'\t',
 		),
 	);
-	log(`installing n8n ${N8N_VERSION} into ${n8nDir}`);
-	log('first time only: about 5 minutes and 3 GB; later runs reuse it');
+	log(`installing n8n ${version} into ${runtime.dir} (on Node ${runtime.nodeMajor})`);
+	log('first time only: about 5 minutes and 2 to 3 GB; later runs reuse it');
+
+	// npm and the addon build run under the Node.js that will run n8n, against its headers.
+	const node = nodeRuntime(runtime.nodeMajor);
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		PATH: `${node.binDir}${delimiter}${process.env.PATH ?? ''}`,
+		...(node.headersDir && { npm_config_nodedir: node.headersDir }),
+	};
 
 	// npm prints nothing while it works; its http log lines show the downloads (none when npm's
 	// cache already has the packages), then node_modules fills up.
@@ -116,24 +213,60 @@ async function install() {
 		(line) => {
 			if (/ fetch GET 200 \S+\.tgz/.test(line)) tarballs++;
 		},
+		env,
 	);
-	log(`rebuilding native addons (${NATIVE_ADDONS.join(', ')}) for Node ${process.versions.node}; SQLite compiles from source`);
-	await runWithProgress('npm', ['rebuild', ...NATIVE_ADDONS, '--loglevel=error'], tempDir, () => 'compiling');
+	log(`rebuilding native addons (${NATIVE_ADDONS.join(', ')}) for Node ${runtime.nodeMajor}; SQLite compiles from source`);
+	await runWithProgress('npm', ['rebuild', ...NATIVE_ADDONS, '--loglevel=error'], tempDir, () => 'compiling', undefined, env);
 
-	const version = await capture(process.execPath, [join(tempDir, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], tempDir);
-	if (version.trim() !== N8N_VERSION) throw new Error(`installed n8n reports version "${version.trim()}", expected ${N8N_VERSION}`);
-	writeFileSync(join(tempDir, '.install-complete'), `n8n ${N8N_VERSION} on Node ${process.versions.node}\n`);
-	renameSync(tempDir, n8nDir);
-	log(`n8n ${N8N_VERSION} installed in ${formatDuration(Date.now() - startedAt)}`);
+	const reported = (await capture(node.bin, [join(tempDir, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], tempDir)).trim();
+	if (reported !== version) throw new Error(`installed n8n reports version "${reported}", expected ${version}`);
+	const nodeVersion = (await capture(node.bin, ['--version'], tempDir)).trim();
+	writeFileSync(completeMarker(tempDir), `n8n ${version} on Node ${nodeVersion}\n`);
+	renameSync(tempDir, runtime.dir);
+	log(`n8n ${version} installed in ${formatDuration(Date.now() - startedAt)}`);
 }
 
 /** Removes what an interrupted install left: temporary folders and an unfinished target. */
-function removeLeftovers() {
-	const prefix = `n8n-${N8N_VERSION}.tmp-`;
+function removeLeftovers(runtime: N8nRuntime) {
+	const prefix = `n8n-${runtime.version}.tmp-`;
 	for (const name of readdirSync(cacheRoot)) {
 		if (name.startsWith(prefix)) rmSync(join(cacheRoot, name), { recursive: true, force: true });
 	}
-	if (existsSync(n8nDir)) rmSync(n8nDir, { recursive: true, force: true });
+	if (existsSync(runtime.dir)) rmSync(runtime.dir, { recursive: true, force: true });
+}
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+/** Runs `work` holding the lock folder `<target>.lock`; a lock left by a dead process is taken over. */
+async function withLock(target: string, work: () => Promise<void>): Promise<void> {
+	mkdirSync(cacheRoot, { recursive: true });
+	const lockDir = `${target}.lock`;
+	let waitingSince: number | undefined;
+	for (;;) {
+		try {
+			mkdirSync(lockDir); // atomic: fails if another run holds the lock
+			writeFileSync(join(lockDir, 'pid'), String(process.pid));
+			break;
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+		}
+		const holder = Number(readFileIfExists(join(lockDir, 'pid')));
+		if (holder && !isAlive(holder)) {
+			log(`removing a stale lock left by process ${holder}`);
+			rmSync(lockDir, { recursive: true, force: true });
+			continue;
+		}
+		if (!waitingSince) {
+			waitingSince = Date.now();
+			log(`another run (process ${holder || '?'}) is installing into ${target}; waiting for it to finish`);
+		}
+		await sleep(2000);
+	}
+	try {
+		await work();
+	} finally {
+		rmSync(lockDir, { recursive: true, force: true });
+	}
 }
 
 /**
@@ -146,10 +279,11 @@ function runWithProgress(
 	cwd: string,
 	describeProgress: () => string,
 	onLine: (line: string) => void = () => {},
+	env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
 	const startedAt = Date.now();
 	return new Promise((resolve, reject) => {
-		const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 		let output = '';
 		let partialLine = '';
 		const collect = (chunk: Buffer) => {
@@ -221,10 +355,15 @@ export function formatDuration(ms: number): string {
 }
 
 if (require.main === module) {
-	ensureN8n()
-		.then((bin) => log(`ready: ${bin}`))
-		.catch((error) => {
-			log(error.message);
-			process.exit(1);
-		});
+	const args = process.argv.slice(2);
+	const versions = args.includes('--e2e') ? E2E_VERSIONS : args.length ? args : [N8N_VERSION];
+	(async () => {
+		for (const version of versions) {
+			const runtime = await ensureN8n(version);
+			log(`ready: n8n ${version} (${runtime.bin}, Node ${runtime.nodeMajor})`);
+		}
+	})().catch((error) => {
+		log(error.message);
+		process.exit(1);
+	});
 }

@@ -1,14 +1,16 @@
 // A real n8n (the cached install from n8n-install.ts) run as a child process, with this package
-// loaded the way `n8n-node dev` loads a package under development, and a small client of the
-// REST API its editor uses. Used by `npm start` and by the end-to-end tests.
+// loaded the way `n8n-node dev` loads a package under development (or installed as users install
+// it), and a small client of the REST API its editor uses. Used by `npm start` and by the
+// end-to-end tests.
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
-import { isN8nInstalled, N8N_VERSION, n8nBin } from './n8n-install';
+import { isN8nInstalled, N8N_VERSION, n8nRuntime } from './n8n-install';
 
 export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 
@@ -24,9 +26,20 @@ export interface N8nOptions {
 	filesDir: string;
 	/** Where n8n's own output goes. */
 	logFile: string;
-	/** More environment variables for n8n (its settings, e.g. N8N_SCHEDULER_ENABLED). */
+	/** The n8n version to run (installed by n8n-install.ts, run on its own Node.js); N8N_VERSION when absent. */
+	version?: string;
+	/**
+	 * True when the package was installed into `<userFolder>/.n8n/nodes` (`installPackage`), the
+	 * way users install it; otherwise `packageRoot` is linked. Installed, its nodes are typed
+	 * `n8n-nodes-compliance-records.*` and load with n8n's own n8n-workflow, as in production.
+	 */
+	packageInstalled?: boolean;
+	/** Environment variables added to n8n's (queue mode, scheduler flags such as N8N_SCHEDULER_ENABLED). */
 	env?: Record<string, string>;
 }
+
+/** What an instance runs: `n8n start` (the main: editor, triggers) or `n8n worker` (queue mode). */
+export type N8nCommand = 'start' | 'worker';
 
 export interface Owner {
 	email: string;
@@ -44,6 +57,8 @@ export interface ExecutionRun {
 			error?: { message: string; description?: string };
 			lastNodeExecuted?: string;
 		};
+		/** What was still to run when the execution stopped: a node and the items it was given. */
+		executionData?: { nodeExecutionStack: Array<{ node: { name: string }; data: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }> };
 	};
 }
 
@@ -66,6 +81,26 @@ export function linkPackage(userFolder: string, packageRoot: string): void {
 	rmSync(packageDir, { recursive: true, force: true });
 	mkdirSync(packageDir, { recursive: true });
 	for (const entry of ['package.json', 'dist']) symlinkSync(join(packageRoot, entry), join(packageDir, entry));
+}
+
+/** The published files of the package (`npm pack`) as a tarball in `destination`; returns its path. */
+export async function packPackage(packageRoot: string, destination: string): Promise<string> {
+	mkdirSync(destination, { recursive: true });
+	const { stdout } = await promisify(execFile)('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: packageRoot });
+	return join(destination, stdout.trim().split('\n').pop() as string);
+}
+
+/**
+ * Installs a packed package into `<userFolder>/.n8n/nodes/node_modules`, where Settings →
+ * Community Nodes and a manual `npm install` in `~/.n8n/nodes` put it. The package has no
+ * runtime dependencies, so unpacking is all `npm install` would do.
+ */
+export async function installPackage(userFolder: string, tarball: string): Promise<void> {
+	const nodeModules = join(userFolder, '.n8n', 'nodes', 'node_modules');
+	rmSync(join(nodeModules, PACKAGE_NAME), { recursive: true, force: true });
+	mkdirSync(nodeModules, { recursive: true });
+	await promisify(execFile)('tar', ['-xzf', tarball, '-C', nodeModules]);
+	renameSync(join(nodeModules, 'package'), join(nodeModules, PACKAGE_NAME));
 }
 
 /** Fails with a clear message when something already listens on the port. */
@@ -103,6 +138,7 @@ export class N8n {
 	private constructor(
 		private readonly options: N8nOptions,
 		private readonly child: ChildProcess,
+		private readonly command: N8nCommand = 'start',
 	) {
 		this.url = `http://localhost:${options.port}`;
 		this.rest = new N8nRest(this.url);
@@ -111,28 +147,51 @@ export class N8n {
 	}
 
 	/**
-	 * Spawns `n8n start` and returns at once; `ready()` waits for it. The caller can stop() it
-	 * from the start, even while it is still starting up.
+	 * Spawns `n8n start` (or `n8n worker`) and returns at once; `ready()` waits for it. The
+	 * caller can stop() it from the start, even while it is still starting up. The package is
+	 * linked unless `packageInstalled`.
 	 */
-	static launch(options: N8nOptions): N8n {
-		if (!isN8nInstalled()) {
-			throw new Error(`n8n ${N8N_VERSION} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
+	static launch(options: N8nOptions, command: N8nCommand = 'start'): N8n {
+		const version = options.version ?? N8N_VERSION;
+		if (!isN8nInstalled(version)) {
+			throw new Error(`n8n ${version} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
 		}
-		linkPackage(options.userFolder, options.packageRoot);
+		if (!options.packageInstalled) linkPackage(options.userFolder, options.packageRoot);
 		mkdirSync(options.filesDir, { recursive: true });
 		const log = createWriteStream(options.logFile, { flags: 'a' });
+		const runtime = n8nRuntime(version);
 		// Its own process group, so stop() ends n8n and the task runner it spawns, and nothing else.
-		const child = spawn(process.execPath, [n8nBin, 'start'], {
+		const child = spawn(runtime.nodeBin, [runtime.bin, command], {
 			env: n8nEnv(options, options.brokerPort),
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
 		child.stdout?.pipe(log, { end: false });
 		child.stderr?.pipe(log, { end: false });
-		return new N8n(options, child);
+		return new N8n(options, child, command);
 	}
 
-	/** Resolves once n8n's REST API answers: its database migrated and every node loaded. */
+	/** The process id of n8n itself (the main or the worker process). */
+	get pid(): number {
+		return this.child.pid as number;
+	}
+
+	/**
+	 * Kills n8n the hard way (SIGKILL, as a crash or `kill -9` would), then whatever of its process
+	 * group is left (the task runner), and waits until it is gone.
+	 */
+	async kill(): Promise<void> {
+		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+		signalGroup(this.pid, 'SIGKILL');
+		await this.exited;
+		signalGroup(-this.pid, 'SIGKILL');
+	}
+
+	/**
+	 * Resolves once n8n is ready: a main once its REST API answers (its database migrated and
+	 * every node loaded); a worker once its readiness check passes (needs QUEUE_HEALTH_CHECK_ACTIVE
+	 * and QUEUE_HEALTH_CHECK_PORT in `env`).
+	 */
 	async ready(timeoutMs = 120_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		let exitCode: number | null | undefined;
@@ -140,13 +199,23 @@ export class N8n {
 		const failure = (reason: string) => new Error(`${reason}; see n8n's output in ${this.options.logFile}`);
 		while (Date.now() < deadline) {
 			if (exitCode !== undefined) throw failure(`n8n exited during start-up (exit code ${exitCode})`);
-			// Until n8n has migrated its database and loaded every node, it answers every path
-			// with a "starting up" page; then its REST API answers JSON.
-			const response = await fetch(`${this.url}/rest/settings`).catch(() => undefined);
-			if (response?.ok && response.headers.get('content-type')?.includes('json')) return;
+			if (await this.answers()) return;
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
 		throw failure(`n8n did not become ready within ${timeoutMs / 1000} s`);
+	}
+
+	private async answers(): Promise<boolean> {
+		if (this.command === 'worker') {
+			const port = this.options.env?.QUEUE_HEALTH_CHECK_PORT;
+			if (!port) throw new Error('A worker is ready when its health check says so: set QUEUE_HEALTH_CHECK_ACTIVE and QUEUE_HEALTH_CHECK_PORT');
+			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`).catch(() => undefined);
+			return response?.ok === true;
+		}
+		// Until n8n has migrated its database and loaded every node, it answers every path
+		// with a "starting up" page; then its REST API answers JSON.
+		const response = await fetch(`${this.url}/rest/settings`).catch(() => undefined);
+		return response?.ok === true && response.headers.get('content-type')?.includes('json') === true;
 	}
 
 	/** Resolves when n8n exits by itself (a crash, or a signal sent by someone else). */
@@ -174,7 +243,8 @@ export async function n8nCommand(
 	options: N8nOptions,
 	args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const child = spawn(process.execPath, [n8nBin, ...args], {
+	const runtime = n8nRuntime(options.version);
+	const child = spawn(runtime.nodeBin, [runtime.bin, ...args], {
 		env: n8nEnv(options, await freePort()),
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
@@ -192,12 +262,13 @@ export async function n8nCommand(
  */
 export async function executeWorkflow(options: N8nOptions, workflowId: string): Promise<ExecutionRun> {
 	const { code, stdout, stderr } = await n8nCommand(options, ['execute', `--id=${workflowId}`, '--rawOutput']);
-	// --rawOutput prints the run as pretty JSON after n8n's start-up lines.
-	const start = stdout.search(/^\{$/m);
-	if (start === -1) {
+	// --rawOutput prints the run as pretty JSON after n8n's start-up lines (1.x prints more after
+	// a failed run): from a line "{" to the next line "}".
+	const json = /^\{$[\s\S]*?^\}$/m.exec(stdout);
+	if (!json) {
 		throw new Error(`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout}\n${stderr}`.slice(-4000));
 	}
-	return JSON.parse(stdout.slice(start)) as ExecutionRun;
+	return JSON.parse(json[0]) as ExecutionRun;
 }
 
 function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
@@ -264,6 +335,26 @@ export class N8nRest {
 		return json?.data as T;
 	}
 
+	/**
+	 * "Connect my account" on an OAuth2 credential, as the editor runs it minus the browser: n8n
+	 * makes the authorization URL, the authorization server (the sandbox approves at once)
+	 * redirects to n8n's callback, and n8n exchanges the code for tokens and stores them.
+	 */
+	async connectOAuth2(credentialId: string): Promise<void> {
+		const authorizeUrl = await this.request<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`);
+		const approval = await fetch(authorizeUrl, { redirect: 'manual' });
+		const callback = approval.headers.get('location');
+		if (!callback?.startsWith(`${this.baseUrl}/rest/oauth2-credential/callback`)) {
+			throw new Error(`The authorization server did not send back to n8n's callback (HTTP ${approval.status}): ${callback ?? (await approval.text())}`);
+		}
+		const answer = await fetch(callback, { headers: { cookie: this.cookie, 'browser-id': this.browserId }, redirect: 'manual' });
+		const page = await answer.text();
+		// n8n answers 200 either way; its error page says "Failed to connect".
+		if (!answer.ok || page.includes('Failed to connect')) {
+			throw new Error(`n8n's OAuth2 callback failed (HTTP ${answer.status}): ${page.slice(0, 2000)}`);
+		}
+	}
+
 	/** Creates the instance owner on a fresh n8n, then signs in as the owner. */
 	async signInOwner(owner: Owner): Promise<void> {
 		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
@@ -271,5 +362,81 @@ export class N8nRest {
 			await this.request('POST', '/owner/setup', owner);
 		}
 		await this.request('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+	}
+}
+
+/** The items a node output in a run (its first output, first run). */
+export function nodeOutput(run: ExecutionRun, nodeName: string): Array<Record<string, unknown>> {
+	const nodeRun = run.data.resultData.runData[nodeName]?.[0];
+	if (!nodeRun) throw new Error(`Node "${nodeName}" did not run`);
+	if (nodeRun.error) throw new Error(`Node "${nodeName}" failed: ${nodeRun.error.message}`);
+	return (nodeRun.data?.main[0] ?? []).map((item) => item.json);
+}
+
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	status: string;
+	mode: string;
+	startedAt: string;
+}
+
+/** Every status an execution can have: asking for all of them pages by id, newest first. */
+const EXECUTION_STATUSES = ['canceled', 'crashed', 'error', 'new', 'running', 'success', 'unknown', 'waiting'];
+
+/** The executions of a workflow, newest first (n8n sends at most 100 at a time). */
+export async function executionsOf(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: EXECUTION_STATUSES }));
+	const executions: ExecutionSummary[] = [];
+	for (;;) {
+		const lastId = executions.at(-1)?.id;
+		const page = await rest.request<{ results: ExecutionSummary[] }>(
+			'GET',
+			`/executions?filter=${filter}&limit=100${lastId ? `&lastId=${lastId}` : ''}`,
+		);
+		executions.push(...page.results);
+		if (page.results.length < 100) return executions;
+	}
+}
+
+/** One execution's run data. n8n's REST API sends it in the `flatted` format of its editor. */
+export async function executionRun(rest: N8nRest, executionId: string): Promise<ExecutionRun> {
+	const execution = await rest.request<{ status: string; data: string }>('GET', `/executions/${executionId}`);
+	return { status: execution.status, data: parseFlatted(execution.data) as ExecutionRun['data'] };
+}
+
+/**
+ * `flatted` (what n8n stores run data in) writes a JSON array: the value at index 0 is the root,
+ * and every string inside an object or array is the index of the entry holding its value.
+ */
+function parseFlatted(text: string): unknown {
+	const table = JSON.parse(text) as unknown[];
+	const revived = new Map<number, unknown>();
+	const revive = (index: number): unknown => {
+		if (revived.has(index)) return revived.get(index);
+		const entry = table[index];
+		if (typeof entry !== 'object' || entry === null) return entry;
+		const copy: Record<string, unknown> | unknown[] = Array.isArray(entry) ? [] : {};
+		revived.set(index, copy);
+		for (const [key, value] of Object.entries(entry)) {
+			(copy as Record<string, unknown>)[key] = typeof value === 'string' ? revive(Number(value)) : value;
+		}
+		return copy;
+	};
+	return revive(0);
+}
+
+/** Polls `check` until it returns a value other than undefined; fails after the timeout. */
+export async function waitFor<T>(
+	what: string,
+	check: () => Promise<T | undefined>,
+	{ timeoutMs, intervalMs = 1000 }: { timeoutMs: number; intervalMs?: number },
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
 }

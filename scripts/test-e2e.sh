@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# `npm run test:e2e`: this package in a real n8n and its editor in a real browser (headless
-# Chromium), against the sandbox. Run under scripts/with-env.sh (Node 24, dependencies).
+# `npm run test:e2e`: this package in real n8n instances and its editor in a real browser
+# (headless Chromium), against the sandbox, in three suites run one after the other:
+#   test/e2e         n8n 2.40.7, the package linked; the editor in Chromium
+#   test/e2e-lines   n8n 1.123.81 (Node 22) and 2.40.7, the package installed; OAuth2 refresh
+#   test/e2e-queue   n8n 2.40.7 in queue mode: PostgreSQL, Redis, a main and a worker
+# Arguments go to jest (e.g. a test file: only the suite holding it runs). Run under
+# scripts/with-env.sh (Node 24, dependencies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/system-packages.sh
 
-# Debian's Chromium drives the editor; a fresh machine does not have it (playwright-core's own
-# browser download does not work here).
-if [ ! -x /usr/bin/chromium ]; then
-	echo "Installing Chromium (apt-get install chromium)..." >&2
-	if [ "$(id -u)" = 0 ]; then apt_get=(apt-get); else apt_get=(sudo apt-get); fi
-	"${apt_get[@]}" update -qq >&2
-	DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq chromium >&2
-fi
+# Debian's Chromium drives the editor (playwright-core's own browser download does not work
+# here); PostgreSQL and Redis serve queue mode.
+ensure_system_packages chromium postgresql redis-server
 
 npm run --silent build
-tsx scripts/n8n-install.ts   # first run only: about 5 minutes
-jest --config jest.e2e.config.js --runInBand "$@"
+tsx scripts/n8n-install.ts --e2e   # first run only: about 5 minutes per n8n version
+
+for config in jest.e2e.config.js jest.e2e-lines.config.js jest.e2e-queue.config.js; do
+	started=$SECONDS
+	jest --config "$config" --runInBand --passWithNoTests "$@"
+	echo "[test:e2e] $config: $((SECONDS - started)) s" >&2
+done

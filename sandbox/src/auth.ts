@@ -229,6 +229,7 @@ class OAuthError extends Error {
 export class AuthorizationServer {
 	private readonly codes = new Map<string, AuthorizationCode>();
 	private readonly refreshTokens = new Map<string, Grant>();
+	private readonly revokedRefreshTokens = new Set<string>();
 
 	constructor(
 		private readonly options: AuthorizationServerOptions,
@@ -428,8 +429,21 @@ export class AuthorizationServer {
 		return this.tokens(clientId, stored.scope, refreshToken, stored.nonce);
 	}
 
+	/**
+	 * What the demo user does in the service's web app by removing the app's access: every refresh
+	 * token issued so far is refused from now on. Access tokens already issued stay valid until
+	 * they expire (they are self-contained JWTs).
+	 */
+	revokeGrants(): void {
+		for (const refreshToken of this.refreshTokens.keys()) this.revokedRefreshTokens.add(refreshToken);
+		this.refreshTokens.clear();
+	}
+
 	/** The refresh token stays valid (no rotation); `scope` may narrow the new access token. */
 	private refresh(clientId: string, params: Record<string, string>) {
+		if (params.refresh_token !== undefined && this.revokedRefreshTokens.has(params.refresh_token)) {
+			throw new OAuthError('invalid_grant', 'Access was revoked by the user: connect again');
+		}
 		const grant = params.refresh_token === undefined ? undefined : this.refreshTokens.get(params.refresh_token);
 		if (!grant || grant.clientId !== clientId) throw new OAuthError('invalid_grant', 'The refresh token is unknown: connect again');
 		let scope = grant.scope;

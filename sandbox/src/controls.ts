@@ -126,6 +126,8 @@ export interface SandboxControls {
 	/** What the service's web app does: a new key for a firm (default the main firm). */
 	createApiKey(options: ApiKeyOptions): string;
 	revokeApiKey(key: string): void;
+	/** What the web app does when the user removes the OAuth2 app's access: refresh tokens are refused. */
+	revokeOAuthGrants(): void;
 	setClock(setting: ClockSetting): void;
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
@@ -202,6 +204,9 @@ export async function handleControl(
 				return respond(204);
 			case 'POST /cursors/expire':
 				target.expireCursors();
+				return respond(204);
+			case 'POST /oauth2/revoke-grants':
+				target.revokeOAuthGrants();
 				return respond(204);
 			default:
 				throw notFound(`No control route ${req.method} ${url.pathname}`);

@@ -136,6 +136,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		createApiKey: (keyOptions) => keys.create(keyOptions),
 		revokeApiKey: (key) => keys.revoke(key),
 		expireCursors: () => cursors.expireAll(),
+		revokeOAuthGrants: () => authorization.revokeGrants(),
 	};
 	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
 	const api = new Api(
@@ -193,6 +194,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		createApiKey: controls.createApiKey,
 		revokeApiKey: controls.revokeApiKey,
 		expireCursors: controls.expireCursors,
+		revokeOAuthGrants: controls.revokeOAuthGrants,
 	};
 }
 

@@ -283,6 +283,22 @@ describe('authentication (spec §5)', () => {
 			expect((await refresh({ refresh_token: tokens.refresh_token, scope: `openid ${sandbox.apiScope} admin` })).body.error).toBe('invalid_scope');
 			expect((await refresh({ refresh_token: 'unknown' })).body.error).toBe('invalid_grant');
 		});
+
+		it('refuses every refresh token issued before the grants are revoked; the access token lives on until it expires', async () => {
+			const tokens = await signIn(sandbox);
+			const refresh = () =>
+				tokenRequest(sandbox, { grant_type: 'refresh_token', client_id: sandbox.oauthClientId, refresh_token: tokens.refresh_token });
+			expect((await refresh()).status).toBe(200);
+
+			sandbox.revokeOAuthGrants();
+
+			const refused = await refresh();
+			expect(refused.status).toBe(400);
+			expect(refused.body).toEqual({ error: 'invalid_grant', error_description: 'Access was revoked by the user: connect again' });
+			expect((await getFirm(`Bearer ${tokens.access_token}`)).status).toBe(200);
+			const again = await signIn(sandbox);
+			expect((await tokenRequest(sandbox, { grant_type: 'refresh_token', client_id: sandbox.oauthClientId, refresh_token: again.refresh_token })).status).toBe(200);
+		});
 	});
 
 	it("works with n8n's own OAuth2 client, as n8n's PKCE credential flow and refresh use it", async () => {

@@ -3,7 +3,7 @@ import { networkInterfaces } from 'node:os';
 import type { Sandbox } from '../src';
 import { startSandbox } from '../src';
 import type { ApiClient } from './helpers';
-import { apiClient, newIndividualClient, send } from './helpers';
+import { apiClient, newIndividualClient, send, signIn, tokenRequest } from './helpers';
 
 describe('test controls', () => {
 	let sandbox: Sandbox;
@@ -215,6 +215,13 @@ describe('test controls', () => {
 		expect((await control('POST', '/api-keys/revoke', { key: created.body.data.key })).status).toBe(204);
 		expect((await keyed.get('/firm')).status).toBe(401);
 		expect((await control('POST', '/api-keys', {})).status).toBe(400);
+	});
+
+	it('revokes the OAuth2 grants over HTTP', async () => {
+		const tokens = await signIn(sandbox);
+		expect((await control('POST', '/oauth2/revoke-grants')).status).toBe(204);
+		const refused = await tokenRequest(sandbox, { grant_type: 'refresh_token', client_id: sandbox.oauthClientId, refresh_token: tokens.refresh_token });
+		expect(refused.body.error).toBe('invalid_grant');
 	});
 
 	it('answers 404 for the control routes when controls are off, and does not log them', async () => {

@@ -18,6 +18,9 @@ import {
 	type ExecutionRun,
 	type N8nOptions,
 } from '../../scripts/n8n-instance';
+import { sandboxControlAt } from '../helpers/sandboxControl';
+
+export { executionRun, executionsOf, nodeOutput, waitFor, type ExecutionSummary } from '../../scripts/n8n-instance';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
 export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e');
@@ -168,14 +171,6 @@ export async function runWorkflow(rest: N8nRest, workflow: WorkflowJson): Promis
 	return await executeWorkflow(e2e().n8nOptions, saved.id);
 }
 
-/** The items a node output in a run (its first output, first run). */
-export function nodeOutput(run: ExecutionRun, nodeName: string): Array<Record<string, unknown>> {
-	const nodeRun = run.data.resultData.runData[nodeName]?.[0];
-	if (!nodeRun) throw new Error(`Node "${nodeName}" did not run`);
-	if (nodeRun.error) throw new Error(`Node "${nodeName}" failed: ${nodeRun.error.message}`);
-	return (nodeRun.data?.main[0] ?? []).map((item) => item.json);
-}
-
 /** A request to the service's API, as any client of it would send it. */
 export async function serviceRequest<T = Record<string, unknown>>(
 	method: string,
@@ -198,73 +193,7 @@ export async function serviceRequest<T = Record<string, unknown>>(
 }
 
 /** The sandbox's test controls, over HTTP (the sandbox runs in jest's parent process). */
-export async function sandboxControl<T = unknown>(method: string, route: string, body?: unknown): Promise<T> {
-	const { origin } = new URL(e2e().sandbox.baseUrl);
-	const response = await fetch(`${origin}/__sandbox${route}`, {
-		method,
-		headers: { 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} /__sandbox${route} answered ${response.status}: ${text}`);
-	return (text ? (JSON.parse(text) as { data: T }).data : undefined) as T;
-}
+export const sandboxControl = <T = unknown>(method: string, route: string, body?: unknown) =>
+	sandboxControlAt<T>(new URL(e2e().sandbox.baseUrl).origin, method, route, body);
 
 export const sandboxRequests = () => sandboxControl<LoggedRequest[]>('GET', '/requests');
-
-export interface ExecutionSummary {
-	id: string;
-	workflowId: string;
-	status: string;
-	mode: string;
-	startedAt: string;
-}
-
-/** The executions of a workflow, newest first. */
-export async function executionsOf(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const page = await rest.request<{ results: ExecutionSummary[] }>('GET', `/executions?filter=${filter}&limit=100`);
-	return page.results;
-}
-
-/** One execution's run data. n8n's REST API sends it in the `flatted` format of its editor. */
-export async function executionRun(rest: N8nRest, executionId: string): Promise<ExecutionRun> {
-	const execution = await rest.request<{ status: string; data: string }>('GET', `/executions/${executionId}`);
-	return { status: execution.status, data: parseFlatted(execution.data) as ExecutionRun['data'] };
-}
-
-/**
- * `flatted` (what n8n stores run data in) writes a JSON array: the value at index 0 is the root,
- * and every string inside an object or array is the index of the entry holding its value.
- */
-function parseFlatted(text: string): unknown {
-	const table = JSON.parse(text) as unknown[];
-	const revived = new Map<number, unknown>();
-	const revive = (index: number): unknown => {
-		if (revived.has(index)) return revived.get(index);
-		const entry = table[index];
-		if (typeof entry !== 'object' || entry === null) return entry;
-		const copy: Record<string, unknown> | unknown[] = Array.isArray(entry) ? [] : {};
-		revived.set(index, copy);
-		for (const [key, value] of Object.entries(entry)) {
-			(copy as Record<string, unknown>)[key] = typeof value === 'string' ? revive(Number(value)) : value;
-		}
-		return copy;
-	};
-	return revive(0);
-}
-
-/** Polls `check` until it returns a value other than undefined; fails after the timeout. */
-export async function waitFor<T>(
-	what: string,
-	check: () => Promise<T | undefined>,
-	{ timeoutMs, intervalMs = 1000 }: { timeoutMs: number; intervalMs?: number },
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, intervalMs));
-	}
-}

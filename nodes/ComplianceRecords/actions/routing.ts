@@ -12,7 +12,7 @@ import type {
 	PreSendAction,
 } from 'n8n-workflow';
 
-import { serviceError } from '../transport/errors';
+import { requestError, serviceError, type ServiceErrorContext } from '../transport/errors';
 import { pages, type ListPage } from '../transport/paging';
 import { credentialTypeFor, type Authentication } from '../transport/authentication';
 import { alreadyRead, applyServiceRules, credentialSecrets, SERVICE_HEADERS } from '../transport/request';
@@ -21,8 +21,10 @@ import { checkId, checkLimit } from './validation';
 
 /**
  * How the declarative operations use the rules of `transport/` inside n8n's routing: request
- * defaults, a preSend step that applies the service's rules to every request, and a check that
- * turns an error status into the mapped error (a postReceive step; Get Many's paging runs it).
+ * defaults, a preSend step that applies the service's rules to every request, a check that
+ * turns an error status coming back into the mapped error (a postReceive step; Get Many's paging
+ * runs it), and a `pagination` function around every request that does the same for an error
+ * status n8n throws (OAuth2 requests, see transport/request.ts).
  */
 
 export const requestDefaults = {
@@ -46,30 +48,36 @@ interface RecordParameter {
 	idParameter: string;
 }
 
+/** What a service error of an operation names and hides: its record, its item, the credential's secrets. */
+async function errorContext(context: IExecuteSingleFunctions, record?: RecordParameter): Promise<ServiceErrorContext> {
+	const authentication = context.getNodeParameter('authentication', 'apiKey') as Authentication;
+	const credentials = await context.getCredentials(credentialTypeFor(authentication));
+	return {
+		authentication,
+		itemIndex: context.getItemIndex(),
+		secrets: credentialSecrets(credentials),
+		record: record && {
+			label: record.label,
+			id: String(context.getNodeParameter(record.idParameter, '')).trim(),
+		},
+	};
+}
+
 /**
- * Throws the error the user sees for an error status (a success passes). The credential is read
- * only then, for the secrets an error must not show.
+ * Throws the error the user sees for an error status that came back as a response (API key
+ * requests); a success passes. The credential is read only then, for the secrets an error must
+ * not show.
  */
 async function checkStatus(
-	this: IExecuteSingleFunctions,
+	context: IExecuteSingleFunctions,
 	response: IN8nHttpFullResponse,
 	record?: RecordParameter,
 ): Promise<void> {
 	if (response.statusCode < 400) return;
-	const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
-	const credentials = await this.getCredentials(credentialTypeFor(authentication));
 	throw serviceError(
-		this.getNode(),
+		context.getNode(),
 		{ status: response.statusCode, body: response.body, headers: response.headers },
-		{
-			authentication,
-			itemIndex: this.getItemIndex(),
-			secrets: credentialSecrets(credentials),
-			record: record && {
-				label: record.label,
-				id: String(this.getNodeParameter(record.idParameter, '')).trim(),
-			},
-		},
+		await errorContext(context, record),
 	);
 }
 
@@ -79,8 +87,27 @@ function checkServiceResponse(record?: RecordParameter): PostReceiveAction {
 		items: INodeExecutionData[],
 		response: IN8nHttpFullResponse,
 	): Promise<INodeExecutionData[]> {
-		await checkStatus.call(this, response, record);
+		await checkStatus(this, response, record);
 		return items;
+	};
+}
+
+/**
+ * n8n's declarative routing hands a request to the operation's `pagination` function, when it
+ * has one, instead of sending it itself: the only place where what a routed request throws can
+ * be caught. So every operation has one; an operation on one record sends once, with n8n's
+ * `makeRoutingRequest` (which runs the postReceive steps).
+ */
+function sendOnce(record?: RecordParameter) {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		try {
+			return await this.makeRoutingRequest(requestData);
+		} catch (error) {
+			throw requestError(this.getNode(), error, await errorContext(this, record));
+		}
 	};
 }
 
@@ -114,6 +141,7 @@ export function recordRouting({ method, path, record, simplify }: OperationRouti
 	return {
 		request: { method, url: path },
 		send: {
+			paginate: true,
 			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
 		output: {
@@ -123,6 +151,7 @@ export function recordRouting({ method, path, record, simplify }: OperationRouti
 				simplifyOutput(simplify),
 			],
 		},
+		operations: { pagination: sendOnce(record) },
 	};
 }
 
@@ -157,13 +186,18 @@ function paginateByCursor(kind: RecordKind, filter?: ListFilter) {
 		const options = requestData.options as IHttpRequestOptions;
 		const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
 			const qs = { ...options.qs, limit, ...(cursor !== undefined && { cursor }) };
-			const response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				credentialType,
-				{ ...options, qs, returnFullResponse: true },
-				credential,
-			)) as IN8nHttpFullResponse;
-			await checkStatus.call(this, response);
+			let response: IN8nHttpFullResponse;
+			try {
+				response = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					credentialType,
+					{ ...options, qs, returnFullResponse: true },
+					credential,
+				)) as IN8nHttpFullResponse;
+			} catch (error) {
+				throw requestError(this.getNode(), error, await errorContext(this));
+			}
+			await checkStatus(this, response);
 			return response.body as ListPage;
 		};
 		const items: INodeExecutionData[] = [];

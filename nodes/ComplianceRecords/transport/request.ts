@@ -10,12 +10,11 @@ import type {
 	INode,
 	ILoadOptionsFunctions,
 	IPollFunctions,
-	IgnoreStatusErrorConfig,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { credentialTypeFor, type Authentication } from './authentication';
-import { serviceError, type RecordRef } from './errors';
+import { requestError, serviceError, type RecordRef } from './errors';
 
 /**
  * The one place for how this package talks to the Compliance Records Service. The declarative
@@ -33,14 +32,15 @@ export const SERVICE_HEADERS = {
 } as const;
 
 /**
- * Which HTTP statuses come back as responses for us to map instead of being thrown by n8n.
- * OAuth2 must let 401 throw: that is how n8n notices an expired access token, refreshes it
- * and retries. An API key cannot be refreshed, so its 401 is ours to explain.
+ * Whether n8n returns error statuses as responses (true) or throws them (false); both are
+ * mapped to the same errors (errors.ts). OAuth2 must throw: n8n refreshes an expired access
+ * token only when a request throws with 401, then retries it. Only the boolean is read the same
+ * by every n8n version: the object form `{ ignore: true, except: [401] }` is understood from
+ * about n8n 2.10; n8n 1.x takes it for `true`, so a 401 never reaches the refresh. An API key
+ * cannot be refreshed, so its 401 comes back to be explained, after one request.
  */
-function statusErrorsReturnedFor(
-	authentication: Authentication,
-): boolean | IgnoreStatusErrorConfig {
-	return authentication === 'oAuth2' ? { ignore: true, except: [401] } : true;
+function statusErrorsReturnedFor(authentication: Authentication): boolean {
+	return authentication !== 'oAuth2';
 }
 
 function isLoopbackHost(hostname: string): boolean {
@@ -91,11 +91,7 @@ function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 
 /** Applies the service's rules to a request about to be sent, whichever path built it. */
 export function applyServiceRules<T extends Pick<IHttpRequestOptions, 'baseURL' | 'headers'>>(
-	options: T & {
-		ignoreHttpStatusErrors?: boolean | IgnoreStatusErrorConfig;
-		json?: boolean;
-		sendCredentialsOnCrossOriginRedirect?: boolean;
-	},
+	options: T & Pick<IHttpRequestOptions, 'ignoreHttpStatusErrors' | 'json' | 'sendCredentialsOnCrossOriginRedirect'>,
 	authentication: Authentication,
 	node: INode,
 ): T {
@@ -157,12 +153,6 @@ export interface ServiceRequest {
 	timeout?: number;
 }
 
-function httpStatusOf(error: unknown): number | undefined {
-	const candidate = error as { httpCode?: unknown; cause?: { response?: { status?: unknown } } };
-	const status = Number(candidate.httpCode ?? candidate.cause?.response?.status);
-	return Number.isInteger(status) && status >= 400 ? status : undefined;
-}
-
 /** A successful answer: its body, and its headers (names in lower case). */
 export interface ServiceResponse {
 	body: IDataObject;
@@ -214,17 +204,7 @@ export async function serviceResponse(this: ServiceContext, request: ServiceRequ
 			alreadyRead(node, credentialType, credentials),
 		)) as IN8nHttpFullResponse;
 	} catch (error) {
-		const status = httpStatusOf(error);
-		if (status === undefined) {
-			// Not an HTTP answer (network failure, refused credential): n8n's error says it best.
-			throw new NodeApiError(node, error as never, { itemIndex: request.itemIndex });
-		}
-		const cause = error as { cause?: { response?: { data?: unknown; headers?: IDataObject } } };
-		throw serviceError(
-			node,
-			{ status, body: cause.cause?.response?.data, headers: cause.cause?.response?.headers },
-			errorContext,
-		);
+		throw requestError(node, error, errorContext);
 	}
 	if (response.statusCode >= 400) {
 		throw serviceError(

@@ -1,0 +1,199 @@
+/**
+ * The package on each n8n line firms run: the newest 1.x (1.123.81, on Node 22) and 2.40.7, side
+ * by side against one sandbox. The package is installed into each n8n as users install it (not
+ * linked: a linked checkout would bring its own n8n-workflow). Each n8n has the demo owner, an
+ * OAuth2 credential connected through the sandbox's authorization server, whose access tokens
+ * live only TOKEN_TTL_SECONDS, and a published trigger on that credential watching the main firm.
+ * Jest's global setup starts it all; the tests reach it over HTTP and run workflows with
+ * `n8n execute`.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
+import { DEMO_OWNER, type WorkflowJson } from '../../scripts/demo';
+import { N8N_1X_VERSION, N8N_VERSION } from '../../scripts/n8n-install';
+import {
+	executeWorkflow,
+	freePort,
+	installPackage,
+	N8n,
+	N8nRest,
+	packPackage,
+	PACKAGE_NAME,
+	waitFor,
+	type ExecutionRun,
+	type N8nOptions,
+} from '../../scripts/n8n-instance';
+import { sandboxControlAt } from '../helpers/sandboxControl';
+
+export const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e-lines');
+
+/** Short enough that every poll of a trigger, and a run after a short wait, finds its token expired. */
+export const TOKEN_TTL_SECONDS = 20;
+
+export const VERSIONS = [N8N_1X_VERSION, N8N_VERSION];
+
+export const ACTION_NODE = `${PACKAGE_NAME}.complianceRecords`;
+export const TRIGGER_NODE = `${PACKAGE_NAME}.complianceRecordsTrigger`;
+export const TRIGGER_NAME = 'Client created or modified';
+
+export interface LineContext {
+	version: string;
+	url: string;
+	options: N8nOptions;
+	/** The OAuth2 credential of the tests' runs. */
+	oAuth2: { id: string; name: string };
+	/** The published trigger (Client Created or Modified, every minute) and its own OAuth2 credential. */
+	trigger: { workflowId: string; oAuth2: { id: string; name: string } };
+}
+
+export interface LinesContext {
+	sandbox: { baseUrl: string; origin: string };
+	lines: LineContext[];
+	/** When every trigger had taken its first poll (ms since epoch): changes after it must be emitted. */
+	watchingSince: number;
+}
+
+const CONTEXT_VARIABLE = 'COMPLIANCE_RECORDS_E2E_LINES';
+
+let running: { sandbox?: Sandbox; n8ns: N8n[] } = { n8ns: [] };
+
+export async function startLines(): Promise<void> {
+	rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+	try {
+		const ports = await Promise.all(VERSIONS.map(() => freePort()));
+		running.sandbox = await startSandbox({
+			clients: 250,
+			controls: true,
+			accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
+			redirectUris: ports.map((port) => `http://localhost:${port}/rest/oauth2-credential/callback`),
+		});
+		const sandbox = running.sandbox;
+		const tarball = await packPackage(PROJECT_ROOT, ARTIFACTS_DIR);
+		const options = await Promise.all(
+			VERSIONS.map(async (version, index): Promise<N8nOptions> => {
+				const dir = join(ARTIFACTS_DIR, `n8n-${version}`);
+				await installPackage(dir, tarball);
+				return {
+					version,
+					userFolder: dir,
+					packageRoot: PROJECT_ROOT,
+					packageInstalled: true,
+					port: ports[index],
+					brokerPort: await freePort(),
+					filesDir: join(dir, 'files'),
+					logFile: join(ARTIFACTS_DIR, `n8n-${version}.log`),
+				};
+			}),
+		);
+		running.n8ns = options.map((option) => N8n.launch(option));
+		await Promise.all(running.n8ns.map((n8n) => n8n.ready()));
+		const lines: LineContext[] = [];
+		for (const [index, n8n] of running.n8ns.entries()) lines.push(await provision(n8n, options[index], sandbox));
+		const context: LinesContext = {
+			sandbox: { baseUrl: sandbox.baseUrl, origin: new URL(sandbox.baseUrl).origin },
+			lines,
+			watchingSince: Date.now(),
+		};
+		process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
+	} catch (error) {
+		await stopLines();
+		throw error;
+	}
+}
+
+export async function stopLines(): Promise<void> {
+	await Promise.all(running.n8ns.map((n8n) => n8n.stop()));
+	await running.sandbox?.close();
+	running = { n8ns: [] };
+}
+
+/** Owner, two OAuth2 credentials connected, trigger published and its first poll taken. */
+async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promise<LineContext> {
+	await n8n.rest.signInOwner(DEMO_OWNER);
+	// Two credentials, so that the tests know which token a run holds: the trigger refreshes its own.
+	const connected = async (name: string) => {
+		const credential = await n8n.rest.request<{ id: string }>('POST', '/credentials', {
+			name,
+			type: 'complianceRecordsOAuth2Api',
+			data: { baseUrl: sandbox.baseUrl, authServerUrl: sandbox.authUrl, clientId: sandbox.oauthClientId },
+		});
+		await n8n.rest.connectOAuth2(credential.id);
+		return { id: credential.id, name };
+	};
+	const oAuth2 = await connected('Compliance Records (OAuth2)');
+	const triggerOAuth2 = await connected('Compliance Records (OAuth2, trigger)');
+
+	const workflow = await n8n.rest.request<{ id: string; versionId: string }>('POST', '/workflows', newWorkflow(options.version as string, {
+		name: 'Trigger on OAuth2',
+		nodes: [
+			{
+				id: 'b2f0c3d2-0000-4000-8000-000000000002',
+				name: TRIGGER_NAME,
+				type: TRIGGER_NODE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { authentication: 'oAuth2', pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
+				credentials: { complianceRecordsOAuth2Api: triggerOAuth2 },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	}));
+	await n8n.rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
+	// The first poll takes the trigger's starting point; n8n saves it in the workflow's static data.
+	await waitFor(
+		`the first poll of the trigger published on n8n ${options.version}`,
+		async () => {
+			const saved = await n8n.rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${workflow.id}`);
+			return saved.staticData?.[`node:${TRIGGER_NAME}`] ? true : undefined;
+		},
+		{ timeoutMs: 60_000, intervalMs: 500 },
+	);
+	return {
+		version: options.version as string,
+		url: n8n.url,
+		options,
+		oAuth2,
+		trigger: { workflowId: workflow.id, oAuth2: triggerOAuth2 },
+	};
+}
+
+export function lines(): LinesContext {
+	const json = process.env[CONTEXT_VARIABLE];
+	if (!json) throw new Error('The e2e environment is not running: run the suite with `npm run test:e2e`');
+	return JSON.parse(json) as LinesContext;
+}
+
+export function line(version: string): LineContext {
+	const found = lines().lines.find((candidate) => candidate.version === version);
+	if (!found) throw new Error(`n8n ${version} is not part of this run`);
+	return found;
+}
+
+/** The REST API of a line's n8n, signed in as the demo owner. */
+export async function signedIn(version: string): Promise<N8nRest> {
+	const rest = new N8nRest(line(version).url);
+	await rest.signInOwner(DEMO_OWNER);
+	return rest;
+}
+
+/** A new workflow as each line's REST API takes it: 1.x requires `active`, 2.x publishes instead. */
+function newWorkflow(version: string, workflow: WorkflowJson): WorkflowJson {
+	return version.startsWith('1.') ? { active: false, ...workflow } : workflow;
+}
+
+/** Saves a workflow in a line's n8n and runs it with `n8n execute`. */
+export async function runWorkflow(version: string, workflow: WorkflowJson): Promise<ExecutionRun> {
+	const saved = await (await signedIn(version)).request<{ id: string }>('POST', '/workflows', newWorkflow(version, workflow));
+	return await executeWorkflow(line(version).options, saved.id);
+}
+
+/** The sandbox's test controls, over HTTP (the sandbox runs in jest's parent process). */
+export const sandboxControl = <T = unknown>(method: string, route: string, body?: unknown) =>
+	sandboxControlAt<T>(lines().sandbox.origin, method, route, body);
+
+export const sandboxRequests = () => sandboxControl<LoggedRequest[]>('GET', '/requests');

@@ -1,0 +1,3 @@
+import { startLines } from './environment';
+
+export default startLines;

@@ -1,0 +1,3 @@
+import { stopLines } from './environment';
+
+export default stopLines;

@@ -1,0 +1,183 @@
+/**
+ * The package on n8n 1.123.81 and 2.40.7 (see environment.ts): every operation with the API key
+ * credential; OAuth2 whose access token expired, refreshed by n8n in a run and in a dropdown; the
+ * published trigger on OAuth2 delivering every change of the service exactly once; a revoked
+ * OAuth2 grant asking to reconnect. One file, so that these run in this order: revoking the
+ * grant comes last.
+ */
+import type { LoggedRequest } from 'compliance-records-sandbox';
+import { countDelivery, triggerEmissions, type Change } from '../../scripts/delivery';
+import { nodeOutput, waitFor, type ExecutionRun } from '../../scripts/n8n-instance';
+import { describeEveryOperation } from '../e2e/operations';
+import {
+	ACTION_NODE,
+	line,
+	lines,
+	runWorkflow,
+	sandboxControl,
+	sandboxRequests,
+	signedIn,
+	TOKEN_TTL_SECONDS,
+	TRIGGER_NAME,
+	VERSIONS,
+} from './environment';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until any access token issued before now has expired. */
+const outliveTokens = () => sleep((TOKEN_TTL_SECONDS + 1) * 1000);
+
+describe.each(VERSIONS)('n8n %s: every operation of the action node, with the API key credential', (version) => {
+	describeEveryOperation({
+		nodeType: ACTION_NODE,
+		run: async (workflow) => await runWorkflow(version, workflow),
+		async newApiKeyCredential(name) {
+			const { key } = await sandboxControl<{ key: string }>('POST', '/api-keys', { name: `${name} (n8n ${version})` });
+			const credential = await (await signedIn(version)).request<{ id: string; name: string }>('POST', '/credentials', {
+				name,
+				type: 'complianceRecordsApi',
+				data: { baseUrl: lines().sandbox.baseUrl, apiKey: key },
+			});
+			return { id: credential.id, name: credential.name, apiKey: key };
+		},
+		baseUrl: () => lines().sandbox.baseUrl,
+		sandboxRequests,
+	});
+});
+
+/** Runs one operation with the line's OAuth2 credential; returns the run and the requests it made to `path`. */
+async function runWithOAuth2(
+	version: string,
+	parameters: Record<string, unknown> = { resource: 'firm', operation: 'get' },
+	path = '/firm',
+): Promise<{ run: ExecutionRun; requests: LoggedRequest[] }> {
+	const before = (await sandboxRequests()).length;
+	const run = await runWorkflow(version, {
+		name: `OAuth2 run ${Date.now()}`,
+		nodes: [
+			{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'operation',
+				name: 'Operation',
+				type: ACTION_NODE,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: { authentication: 'oAuth2', ...parameters },
+				credentials: { complianceRecordsOAuth2Api: line(version).oAuth2 },
+			},
+		],
+		connections: { Run: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	// The triggers poll /clients meanwhile; this run alone asks for `path`.
+	const requests = (await sandboxRequests()).slice(before).filter((request) => request.path === path);
+	return { run, requests };
+}
+
+const bearer = (request: LoggedRequest) => String(request.headers.authorization);
+
+describe.each(VERSIONS)('n8n %s: OAuth2 with access tokens that expire', (version) => {
+	test('an expired token is refreshed once, saved, and the request sent again; the next run uses the saved token', async () => {
+		const first = await runWithOAuth2(version);
+		expect(nodeOutput(first.run, 'Operation')).toEqual([expect.objectContaining({ object: 'firm' })]);
+		const stored = first.requests.at(-1) as LoggedRequest;
+		await outliveTokens();
+
+		const expired = await runWithOAuth2(version);
+		const next = await runWithOAuth2(version);
+
+		expect(nodeOutput(expired.run, 'Operation')).toEqual([expect.objectContaining({ object: 'firm' })]);
+		expect(expired.requests.map((request) => [bearer(request) === bearer(stored), request.status])).toEqual([
+			[true, 401],
+			[false, 200],
+		]);
+		expect(next.requests.map((request) => [bearer(request), request.status])).toEqual([[bearer(expired.requests[1]), 200]]);
+	});
+
+	test("an error of the service says what the service said, as with the API key", async () => {
+		const { run, requests } = await runWithOAuth2(version, { resource: 'client', operation: 'get', clientId: 'no-such-client' }, '/clients/no-such-client');
+
+		expect(requests.at(-1)?.status).toBe(404); // after a refresh, if its token had expired meanwhile
+		expect(run.data.resultData.error?.message).toBe('Client "no-such-client" was not found: No client with id \'no-such-client\' in your firm');
+	});
+
+	test("a dropdown (the editor's Partner list) refreshes an expired token the same way", async () => {
+		await outliveTokens();
+		const before = (await sandboxRequests()).length;
+
+		const options = await (await signedIn(version)).request<Array<{ name: string; value: string }>>('POST', '/dynamic-node-parameters/options', {
+			nodeTypeAndVersion: { name: ACTION_NODE, version: 1 },
+			methodName: 'getPartners',
+			path: 'additionalFields.partnerId',
+			currentNodeParameters: { authentication: 'oAuth2', resource: 'client', operation: 'create' },
+			credentials: { complianceRecordsOAuth2Api: line(version).oAuth2 },
+		});
+
+		expect(options.length).toBeGreaterThan(0);
+		const requests = (await sandboxRequests()).slice(before).filter((request) => request.path === '/firm');
+		expect(requests.map((request) => request.status)).toEqual([401, 200]);
+	});
+});
+
+describe('the published trigger, on OAuth2, on both lines', () => {
+	test('delivers every change made while it watched exactly once, refreshing its token at each poll', async () => {
+		const { watchingSince } = lines();
+		const changesSince = async () =>
+			(await sandboxControl<Change[]>('GET', '/changes')).filter((change) => Date.parse(change.lastModifiedAt) > watchingSince);
+		// The operations above created and changed clients; one more change, by the service itself.
+		const created = (await changesSince()).find((change) => change.cause === 'created') as Change;
+		await sandboxControl('POST', `/clients/${created.clientId}/aml-determination`, { riskLevel: 'LOW' });
+		const changes = await changesSince();
+		expect(changes.length).toBeGreaterThan(5);
+
+		for (const version of VERSIONS) {
+			const rest = await signedIn(version);
+			const { workflowId } = line(version).trigger;
+			const delivered = () => triggerEmissions(rest, workflowId, TRIGGER_NAME).then((emissions) => countDelivery(changes, emissions));
+			await waitFor(`n8n ${version}'s trigger to deliver every change`, async () => ((await delivered()).lost.length === 0 ? true : undefined), {
+				timeoutMs: 150_000,
+				intervalMs: 5000,
+			});
+		}
+		await sleep(65_000); // one more poll on each line: nothing new to deliver, nothing twice
+
+		for (const version of VERSIONS) {
+			const emissions = await triggerEmissions(await signedIn(version), line(version).trigger.workflowId, TRIGGER_NAME);
+			expect({ version, ...countDelivery(changes, emissions) }).toMatchObject({ version, lost: [], repeated: [], unexpected: [] });
+		}
+		const polls = (await sandboxRequests()).filter((request) => request.path === '/clients' && request.query.sinceModifiedAt);
+		expect(polls.filter((request) => request.status === 401).length).toBeGreaterThanOrEqual(VERSIONS.length);
+	});
+});
+
+describe('a revoked OAuth2 grant, on both lines', () => {
+	afterAll(async () => {
+		// Connected again, as the user would.
+		for (const version of VERSIONS) {
+			const rest = await signedIn(version);
+			for (const { id } of [line(version).oAuth2, line(version).trigger.oAuth2]) await rest.connectOAuth2(id);
+		}
+	});
+
+	test('asks to reconnect the credential', async () => {
+		await sandboxControl('POST', '/oauth2/revoke-grants');
+		await outliveTokens();
+
+		for (const version of VERSIONS) {
+			const { run, requests } = await runWithOAuth2(version);
+
+			const { error } = run.data.resultData;
+			expect(requests.map((request) => request.status)).toEqual([401]);
+			// n8n 2.x says so itself; on 1.x the package does.
+			expect({ version, message: error?.message, description: error?.description }).toEqual(
+				version.startsWith('1.')
+					? {
+							version,
+							message: expect.stringMatching(/^The service refused the OAuth2 connection: .+/),
+							description: 'Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.',
+						}
+					: { version, message: `The credential "${line(version).oAuth2.name}" needs to be reconnected.`, description: expect.any(String) },
+			);
+		}
+	});
+});

@@ -1,0 +1,156 @@
+/**
+ * n8n 2.40.7 in queue mode (scripts/queue-mode.ts): PostgreSQL, Redis, a main and a worker, the
+ * package installed into each instance's `~/.n8n/nodes` as the README tells users. The main has
+ * the demo owner, an API key credential, a published trigger (Client Created or Modified, every
+ * minute) and a published webhook workflow that creates a client. Both instances log at debug
+ * level, so their logs show who polls and who executes. Jest's global setup starts it all.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
+import { DEMO_OWNER } from '../../scripts/demo';
+import { N8nRest, packPackage, PACKAGE_NAME, waitFor, type N8n } from '../../scripts/n8n-instance';
+import { QueueMode } from '../../scripts/queue-mode';
+import { sandboxControlAt } from '../helpers/sandboxControl';
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e-queue');
+
+export const TRIGGER_NAME = 'Client created or modified';
+export const WEBHOOK_PATH = 'queue-mode-create-client';
+
+export interface QueueContext {
+	mainUrl: string;
+	mainLog: string;
+	workerLog: string;
+	sandbox: { baseUrl: string; origin: string; apiKey: string };
+	triggerWorkflowId: string;
+	webhookWorkflowId: string;
+	/** When the trigger had taken its first poll (ms since epoch): changes after it must be emitted. */
+	watchingSince: number;
+}
+
+const CONTEXT_VARIABLE = 'COMPLIANCE_RECORDS_E2E_QUEUE';
+
+let running: { sandbox?: Sandbox; queue?: QueueMode } = {};
+
+export async function startQueue(): Promise<void> {
+	rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+	try {
+		running.sandbox = await startSandbox({ clients: 250, controls: true });
+		const tarball = await packPackage(PROJECT_ROOT, ARTIFACTS_DIR);
+		running.queue = await new QueueMode({ dir: ARTIFACTS_DIR, tarball, packageRoot: PROJECT_ROOT, env: { N8N_LOG_LEVEL: 'debug' } }).start();
+		const main = running.queue.main as N8n;
+		const { triggerWorkflowId, webhookWorkflowId } = await provision(main, running.sandbox);
+		const context: QueueContext = {
+			mainUrl: main.url,
+			mainLog: join(ARTIFACTS_DIR, 'main.log'),
+			workerLog: join(ARTIFACTS_DIR, 'worker.log'),
+			sandbox: { baseUrl: running.sandbox.baseUrl, origin: new URL(running.sandbox.baseUrl).origin, apiKey: running.sandbox.apiKey },
+			triggerWorkflowId,
+			webhookWorkflowId,
+			watchingSince: Date.now(),
+		};
+		process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
+	} catch (error) {
+		await stopQueue();
+		throw error;
+	}
+}
+
+export async function stopQueue(): Promise<void> {
+	await running.queue?.stop();
+	await running.sandbox?.close();
+	running = {};
+}
+
+async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflowId: string; webhookWorkflowId: string }> {
+	const rest = main.rest;
+	await rest.signInOwner(DEMO_OWNER);
+	const name = 'Compliance Records (API key)';
+	const credential = await rest.request<{ id: string }>('POST', '/credentials', {
+		name,
+		type: 'complianceRecordsApi',
+		data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
+	});
+	const credentials = { complianceRecordsApi: { id: credential.id, name } };
+	const publish = async (workflow: Record<string, unknown>) => {
+		const created = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', { ...workflow, settings: { executionOrder: 'v1' } });
+		await rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
+		return created.id;
+	};
+	const triggerWorkflowId = await publish({
+		name: 'Trigger',
+		nodes: [
+			{
+				id: 'c3f0c3d2-0000-4000-8000-000000000003',
+				name: TRIGGER_NAME,
+				type: `${PACKAGE_NAME}.complianceRecordsTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
+				credentials,
+			},
+		],
+		connections: {},
+	});
+	const webhookWorkflowId = await publish({
+		name: 'Create a client from a webhook',
+		nodes: [
+			{
+				id: 'c3f0c3d2-0000-4000-8000-000000000004',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: 'c3f0c3d2-0000-4000-8000-000000000005',
+				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', options: {} },
+			},
+			{
+				id: 'c3f0c3d2-0000-4000-8000-000000000006',
+				name: 'Create client',
+				type: `${PACKAGE_NAME}.complianceRecords`,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'client',
+					operation: 'create',
+					status: 'PROSPECT',
+					entityType: 'individual',
+					firstName: 'Queue',
+					lastName: '={{ $json.body.lastName }}',
+				},
+				credentials,
+			},
+		],
+		connections: { Webhook: { main: [[{ node: 'Create client', type: 'main', index: 0 }]] } },
+	});
+	// The trigger's first poll takes its starting point; n8n saves it in the workflow's static data.
+	await waitFor(
+		"the published trigger's first poll",
+		async () => {
+			const saved = await rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${triggerWorkflowId}`);
+			return saved.staticData?.[`node:${TRIGGER_NAME}`] ? true : undefined;
+		},
+		{ timeoutMs: 90_000, intervalMs: 500 },
+	);
+	return { triggerWorkflowId, webhookWorkflowId };
+}
+
+export function queue(): QueueContext {
+	const json = process.env[CONTEXT_VARIABLE];
+	if (!json) throw new Error('The queue-mode environment is not running: run the suite with `npm run test:e2e`');
+	return JSON.parse(json) as QueueContext;
+}
+
+/** The main's REST API, signed in as the demo owner. */
+export async function signedIn(): Promise<N8nRest> {
+	const rest = new N8nRest(queue().mainUrl);
+	await rest.signInOwner(DEMO_OWNER);
+	return rest;
+}
+
+export const sandboxControl = <T = unknown>(method: string, route: string, body?: unknown) =>
+	sandboxControlAt<T>(queue().sandbox.origin, method, route, body);

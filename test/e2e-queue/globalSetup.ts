@@ -1,0 +1,3 @@
+import { startQueue } from './environment';
+
+export default startQueue;

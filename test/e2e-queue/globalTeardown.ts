@@ -1,0 +1,3 @@
+import { stopQueue } from './environment';
+
+export default stopQueue;

@@ -1,0 +1,87 @@
+/**
+ * The package in n8n's queue mode (environment.ts): a production execution of the action node
+ * runs on the worker; the trigger polls on the main, and every change of the service is executed
+ * once, by the worker. Where each thing ran is read from the two instances' logs: the main logs
+ * "Enqueued execution E" and its polls, the worker "Worker started execution E".
+ */
+import { readFileSync } from 'node:fs';
+
+import { countDelivery, triggerEmissions, type Change } from '../../scripts/delivery';
+import { executionsOf, waitFor } from '../../scripts/n8n-instance';
+import { queue, sandboxControl, signedIn, TRIGGER_NAME, WEBHOOK_PATH } from './environment';
+
+const mainLog = () => readFileSync(queue().mainLog, 'utf8');
+const workerLog = () => readFileSync(queue().workerLog, 'utf8');
+
+/** Where an execution ran: enqueued by the main, started and finished by the worker. */
+function expectRunByWorker(executionId: string) {
+	expect(mainLog()).toMatch(new RegExp(`Enqueued execution ${executionId} \\(job \\d+\\)`));
+	expect(workerLog()).toMatch(new RegExp(`Worker started execution ${executionId} \\(job \\d+\\)`));
+	expect(workerLog()).toMatch(new RegExp(`Worker finished execution ${executionId} \\(job \\d+\\)`));
+}
+
+test('a production execution of the action node runs on the worker', async () => {
+	const lastName = `Queue-${Date.now()}`;
+
+	const response = await fetch(`${queue().mainUrl}/webhook/${WEBHOOK_PATH}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ lastName }),
+	});
+
+	expect(response.status).toBe(200);
+	const created = (await response.json()) as { id: string; name: string };
+	expect(created).toMatchObject({ object: 'client', name: `Queue ${lastName}` });
+	const executions = await executionsOf(await signedIn(), queue().webhookWorkflowId);
+	expect(executions).toEqual([expect.objectContaining({ status: 'success', mode: 'webhook' })]);
+	expectRunByWorker(executions[0].id);
+});
+
+test('the trigger polls on the main; each change is executed once, by the worker', async () => {
+	const { watchingSince, sandbox, triggerWorkflowId } = queue();
+	const rest = await signedIn();
+	// Twenty changes made by the service's users, in two bursts a poll apart.
+	const clients = (await (
+		await fetch(`${sandbox.baseUrl}/clients?limit=20`, { headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' } })
+	).json()) as { data: Array<{ id: string }> };
+	const burst = async (ids: string[], round: number) => {
+		for (const id of ids) {
+			await fetch(`${sandbox.baseUrl}/clients/${id}`, {
+				method: 'PATCH',
+				headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0', 'content-type': 'application/json' },
+				body: JSON.stringify({ referenceNumber: `QUEUE-${round}-${id.slice(0, 8)}` }),
+			});
+		}
+	};
+	const ids = clients.data.map((client) => client.id);
+	await burst(ids.slice(0, 10), 1);
+	await waitFor('the first burst to be executed', async () => ((await executionsOf(rest, triggerWorkflowId)).length > 0 ? true : undefined), {
+		timeoutMs: 90_000,
+		intervalMs: 2000,
+	});
+	await burst(ids.slice(10), 2);
+
+	const changesSince = async () => (await sandboxControl<Change[]>('GET', '/changes')).filter((change) => Date.parse(change.lastModifiedAt) > watchingSince);
+	await waitFor(
+		'every change to be executed',
+		async () => {
+			const delivery = countDelivery(await changesSince(), await triggerEmissions(rest, triggerWorkflowId, TRIGGER_NAME));
+			return delivery.lost.length === 0 ? true : undefined;
+		},
+		{ timeoutMs: 150_000, intervalMs: 5000 },
+	);
+	await new Promise((resolve) => setTimeout(resolve, 65_000)); // one more poll: nothing new, nothing twice
+
+	const changes = await changesSince();
+	const delivery = countDelivery(changes, await triggerEmissions(rest, triggerWorkflowId, TRIGGER_NAME));
+	expect(delivery).toMatchObject({ lost: [], repeated: [], unexpected: [] });
+	expect(changes.length).toBeGreaterThanOrEqual(20);
+	const executions = await executionsOf(rest, triggerWorkflowId);
+	expect(executions.length).toBeGreaterThanOrEqual(2);
+	for (const execution of executions) {
+		expect(execution).toMatchObject({ status: 'success', mode: 'trigger' });
+		expectRunByWorker(execution.id);
+	}
+	expect(mainLog()).toMatch(/Poll trigger initiated for workflow "Trigger"/);
+	expect(workerLog()).not.toMatch(/Poll trigger initiated/);
+});

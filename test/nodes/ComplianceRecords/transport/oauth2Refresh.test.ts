@@ -1,0 +1,227 @@
+import { ClientOAuth2 } from '@n8n/client-oauth2';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { requestError } from '../../../../nodes/ComplianceRecords/transport/errors';
+import { connectOAuth2, loadOptions, runNode, type CredentialStore } from '../../../helpers';
+import { serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { createTriggerPoller } from '../../../helpers/trigger';
+
+/*
+ * An OAuth2 access token that expired is refreshed by n8n and the request sent again, on every
+ * path of the package: the action node's operations (n8n's declarative routing), the
+ * dropdowns and the trigger (transport/request.ts). The package never asks n8n to return a 401:
+ * n8n refreshes only when a request throws with 401, whatever its version.
+ */
+
+const TOKEN_TTL_SECONDS = 60;
+const { sandbox, credentials } = useSandbox({ clients: 260, accessTokenTtlSeconds: TOKEN_TTL_SECONDS });
+const OAUTH2 = 'complianceRecordsOAuth2Api';
+
+afterEach(() => sandbox().setClock({ offsetMs: 0 }));
+
+/** A connected OAuth2 credential whose access token has just expired (service clock moved past it). */
+async function expiredConnection(): Promise<{ store: CredentialStore; expiredToken: string }> {
+	const store = credentials();
+	const { tokenData } = await connectOAuth2(store);
+	sandbox().setClock({ offsetMs: (TOKEN_TTL_SECONDS + 1) * 1000 });
+	sandbox().clearRequests();
+	return { store, expiredToken: String(tokenData.access_token) };
+}
+
+/** Which token each request carried, and what it was answered. */
+function tokensAndStatuses(store: CredentialStore, expiredToken: string) {
+	const refreshed = (store.stored(OAUTH2).oauthTokenData as IDataObject).access_token;
+	return sandbox()
+		.requests()
+		.map((request) => {
+			const token = String(request.headers.authorization).replace(/^Bearer /, '');
+			return [token === expiredToken ? 'expired' : token === refreshed ? 'refreshed' : 'other', request.status];
+		});
+}
+
+const oAuth2 = (parameters: INodeParameters): INodeParameters => ({ authentication: 'oAuth2', ...parameters });
+
+describe('An expired OAuth2 access token is refreshed once, saved, and the request sent again', () => {
+	it('Client → Create: the same request body, one client created', async () => {
+		const { store, expiredToken } = await expiredConnection();
+		const changesBefore = sandbox().changes().length;
+
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'client', operation: 'create', status: 'PROSPECT', entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' }),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(run.json).toEqual([expect.objectContaining({ name: 'Grace Hopper' })]);
+		expect(store.savedTokens).toHaveLength(1);
+		expect(tokensAndStatuses(store, expiredToken)).toEqual([
+			['expired', 401],
+			['refreshed', 201],
+		]);
+		const [refused, created] = sandbox().requests();
+		expect(created.body).toEqual(refused.body);
+		expect(sandbox().changes().slice(changesBefore)).toEqual([expect.objectContaining({ cause: 'created' })]);
+	});
+
+	it('Client → Get Many across pages: only the first page is refused, every page is read once', async () => {
+		const { meta } = await serviceGet<{ meta: { total: number } }>(sandbox(), '/clients?limit=1');
+		const { store, expiredToken } = await expiredConnection();
+
+		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }) });
+
+		expect(run.error).toBeUndefined();
+		expect(new Set(run.json.map((client) => client.id)).size).toBe(meta.total);
+		expect(store.savedTokens).toHaveLength(1);
+		expect(tokensAndStatuses(store, expiredToken)).toEqual([
+			['expired', 401],
+			['refreshed', 200],
+			['refreshed', 200],
+		]);
+		const pages = sandbox().requests().map((request) => request.query.cursor);
+		expect(pages[0]).toBeUndefined();
+		expect(pages[1]).toBeUndefined();
+		expect(pages[2]).toEqual(expect.any(String));
+	});
+
+	it('a dropdown (Partner)', async () => {
+		const { store, expiredToken } = await expiredConnection();
+
+		const options = await loadOptions('getPartners', { credentials: store, parameters: oAuth2({ resource: 'client', operation: 'create' }) });
+
+		expect(options.length).toBeGreaterThan(0);
+		expect(store.savedTokens).toHaveLength(1);
+		expect(tokensAndStatuses(store, expiredToken)).toEqual([
+			['expired', 401],
+			['refreshed', 200],
+		]);
+	});
+
+	it("the trigger's poll", async () => {
+		const { store, expiredToken } = await expiredConnection();
+		const poller = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store });
+
+		expect(await poller.poll()).toEqual([]);
+
+		// The first poll asks the service its time, then lists: every request after the refresh
+		// carries the new token.
+		expect(store.savedTokens).toHaveLength(1);
+		const requests = tokensAndStatuses(store, expiredToken);
+		expect(requests.length).toBeGreaterThan(1);
+		expect(requests).toEqual([['expired', 401], ...requests.slice(1).map(() => ['refreshed', 200])]);
+		expect(poller.saved()).not.toEqual({});
+	});
+});
+
+describe('A refused refresh (the user revoked the access) asks to reconnect the credential', () => {
+	const reconnect = 'The credential "Test Compliance Records OAuth2 API" needs to be reconnected.';
+
+	async function revokedConnection() {
+		const connection = await expiredConnection();
+		sandbox().revokeOAuthGrants();
+		return connection;
+	}
+
+	it('in the action node', async () => {
+		const { store, expiredToken } = await revokedConnection();
+
+		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) });
+
+		expect(run.error?.message).toBe(reconnect);
+		expect(sandbox().requests().map((request) => request.status)).toEqual([401]);
+		expect(JSON.stringify(run.error)).not.toContain(expiredToken);
+	});
+
+	it('in a dropdown', async () => {
+		const { store } = await revokedConnection();
+
+		await expect(loadOptions('getServices', { credentials: store, parameters: oAuth2({ resource: 'client', operation: 'create' }) })).rejects.toThrow(reconnect);
+	});
+
+	it('in the trigger', async () => {
+		const { store } = await revokedConnection();
+		const poller = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store });
+
+		await expect(poller.poll()).rejects.toThrow(reconnect);
+	});
+
+	it("the OAuth2 client's refusal, as n8n wraps it (1.x every refusal, 2.x all but a revoked grant), gets the same advice", async () => {
+		const store = credentials();
+		const { tokenData } = await connectOAuth2(store);
+		sandbox().revokeOAuthGrants();
+		const oauth = store.withDefaults(OAUTH2, store.stored(OAUTH2));
+		const client = new ClientOAuth2({ clientId: String(oauth.clientId), accessTokenUri: String(oauth.accessTokenUrl) });
+		const node = { id: 'n', name: 'Compliance Records', type: 't', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+		// n8n refreshes with this client and wraps what it throws: new NodeApiError(node, error).
+		const refusal = await client.createToken(tokenData as never).refresh().catch((error: Error) => new NodeApiError(node, error as never));
+
+		const error = requestError(node, refusal, { authentication: 'oAuth2', secrets: [String(tokenData.refresh_token)] });
+
+		expect(error.message).toMatch(/^The service refused the OAuth2 connection: .+/);
+		expect(error.description).toBe('Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.');
+	});
+});
+
+describe('Other errors of the service, through OAuth2, say what the service said', () => {
+	async function connected() {
+		const store = credentials();
+		await connectOAuth2(store);
+		sandbox().clearRequests();
+		return store;
+	}
+
+	it('400 on Client → Create', async () => {
+		const run = await runNode({
+			credentials: await connected(),
+			parameters: oAuth2({
+				resource: 'client',
+				operation: 'create',
+				status: 'PROSPECT',
+				entityType: 'individual',
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+				additionalFields: { partnerId: 'no-such-partner' },
+			}),
+		});
+
+		expect(run.error?.message).toMatch(/^The service rejected the request: partnerId 'no-such-partner' is not a partner of this firm/);
+		expect(sandbox().requests()).toHaveLength(1);
+	});
+
+	it('429 with Retry-After, in the action node and the trigger', async () => {
+		const store = await connected();
+		sandbox().injectFaults({ count: 2, status: 429, retryAfterSeconds: 9 });
+
+		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) });
+		const poll = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store }).poll();
+
+		expect(run.error?.message).toMatch(/^The service is receiving too many requests: /);
+		expect(run.error?.description).toBe("Wait 9 seconds and run again, or turn on Retry On Fail in the node's settings.");
+		await expect(poll).rejects.toThrow(/^The service is receiving too many requests: /);
+	});
+
+	it('500 on Get Many', async () => {
+		const store = await connected();
+		sandbox().injectFaults({ count: 1, status: 500, path: '/clients' });
+
+		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }) });
+
+		expect(run.error?.message).toMatch(/^The service failed to process the request \(HTTP 500\): /);
+	});
+
+	it('Continue On Fail: one error item per failed input item', async () => {
+		const store = await connected();
+
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'client', operation: 'get', clientId: '={{ $json.id }}' }),
+			input: [{ id: 'missing-1' }, { id: 'missing-2' }],
+			continueOnFail: true,
+		});
+
+		expect(run.items.map((item) => item.error?.message)).toEqual([
+			'Client "missing-1" was not found: No client with id \'missing-1\' in your firm',
+			'Client "missing-2" was not found: No client with id \'missing-2\' in your firm',
+		]);
+	});
+});
