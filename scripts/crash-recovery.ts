@@ -19,13 +19,12 @@
 // how the kill is timed, and how a page is held long enough to be killed during. Exits 1 when a
 // change was lost.
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER } from './demo';
+import { DEMO_OWNER, everyMinuteTrigger } from './demo';
 import { countDelivery, type Change, type Emission } from './delivery';
+import { forwardingProxy } from './forwarding-proxy';
 import { ensureN8n, formatDuration } from './n8n-install';
 import {
 	executionRun,
@@ -95,37 +94,17 @@ type Hook = (request: { method: string; path: string; cursor: boolean }) => Prom
 /** Forwards to the sandbox; `hook` runs (and may wait) before each request is forwarded. */
 async function interceptingProxy(sandbox: Sandbox) {
 	let hook: Hook = () => undefined;
-	const upstream = new URL(sandbox.baseUrl);
-	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', async () => {
-			try {
-				const url = new URL(request.url ?? '/', upstream.origin);
-				await hook({ method: request.method ?? 'GET', path: url.pathname, cursor: url.searchParams.has('cursor') });
-				const headers = Object.fromEntries(
-					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
-				) as Record<string, string>;
-				const answer = await fetch(url, { method: request.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
-				response.writeHead(answer.status, Object.fromEntries(answer.headers));
-				response.end(Buffer.from(await answer.arrayBuffer()));
-			} catch (error) {
-				if (!response.headersSent) response.writeHead(502);
-				response.end(String(error));
-			}
-		});
+	const proxy = await forwardingProxy(sandbox.baseUrl, {
+		before: async ({ method, url }) => {
+			await hook({ method, path: url.pathname, cursor: url.searchParams.has('cursor') });
+		},
 	});
-	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
 	return {
-		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		baseUrl: proxy.origin,
 		setHook(next: Hook) {
 			hook = next;
 		},
-		close: () =>
-			new Promise<void>((done) => {
-				server.close(() => done());
-				server.closeAllConnections();
-			}),
+		close: proxy.close,
 	};
 }
 
@@ -181,21 +160,11 @@ async function startRuntime(kase: Case, dir: string, tarball: string): Promise<R
 async function provision(n8n: N8n, baseUrl: string, apiKey: string): Promise<string> {
 	const rest = n8n.rest;
 	await rest.signInOwner(DEMO_OWNER);
-	const name = 'Compliance Records (API key)';
-	const credential = await rest.request<{ id: string }>('POST', '/credentials', { name, type: 'complianceRecordsApi', data: { baseUrl, apiKey } });
-	const credentials = { complianceRecordsApi: { id: credential.id, name } };
-	const workflow = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', {
+	const credentials = { complianceRecordsApi: await rest.createCredential('Compliance Records (API key)', 'complianceRecordsApi', { baseUrl, apiKey }) };
+	return await rest.publishWorkflow({
 		name: 'Trigger',
 		nodes: [
-			{
-				id: 'd4f0c3d2-0000-4000-8000-000000000001',
-				name: TRIGGER_NAME,
-				type: `${PACKAGE_NAME}.complianceRecordsTrigger`,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
-				credentials,
-			},
+			everyMinuteTrigger(`${PACKAGE_NAME}.complianceRecordsTrigger`, TRIGGER_NAME, credentials),
 			{
 				id: 'd4f0c3d2-0000-4000-8000-000000000002',
 				name: NEXT_NODE,
@@ -209,10 +178,7 @@ async function provision(n8n: N8n, baseUrl: string, apiKey: string): Promise<str
 			},
 		],
 		connections: { [TRIGGER_NAME]: { main: [[{ node: NEXT_NODE, type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
 	});
-	await rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
-	return workflow.id;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Fills a running n8n with what the demo needs: the owner login, credentials that point at the
 // sandbox (and the bearer token that guards the MCP example), and the example workflows,
 // published. `npm start` and the end-to-end tests use it.
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -49,6 +50,27 @@ export interface WorkflowNode {
 	parameters: Record<string, unknown>;
 	credentials?: Record<string, { id: string; name: string }>;
 	[key: string]: unknown;
+}
+
+/**
+ * A Compliance Records Trigger polling every minute (Client Created or Modified unless
+ * `parameters` say otherwise), as the end-to-end suites and the crash-recovery harness publish it.
+ */
+export function everyMinuteTrigger(
+	type: string,
+	name: string,
+	credentials: Record<string, { id: string; name: string }>,
+	parameters: Record<string, unknown> = {},
+): WorkflowNode {
+	return {
+		id: randomUUID(),
+		name,
+		type,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {}, ...parameters },
+		credentials,
+	};
 }
 
 export interface ImportedWorkflow {

@@ -355,6 +355,23 @@ export class N8nRest {
 		}
 	}
 
+	/** Saves a credential; returns the reference a node's `credentials` takes. */
+	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string }> {
+		const { id } = await this.request<{ id: string }>('POST', '/credentials', { name, type, data });
+		return { id, name };
+	}
+
+	/** Creates a workflow and publishes it (its triggers start); returns its id. */
+	async publishWorkflow(workflow: Record<string, unknown>): Promise<string> {
+		const created = await this.request<{ id: string; versionId: string }>('POST', '/workflows', {
+			settings: { executionOrder: 'v1' },
+			connections: {},
+			...workflow,
+		});
+		await this.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
+		return created.id;
+	}
+
 	/** Creates the instance owner on a fresh n8n, then signs in as the owner. */
 	async signInOwner(owner: Owner): Promise<void> {
 		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');

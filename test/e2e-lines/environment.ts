@@ -11,7 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, type WorkflowJson } from '../../scripts/demo';
+import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson } from '../../scripts/demo';
 import { N8N_1X_VERSION, N8N_VERSION } from '../../scripts/n8n-install';
 import {
 	executeWorkflow,
@@ -116,39 +116,29 @@ async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promi
 	await n8n.rest.signInOwner(DEMO_OWNER);
 	// Two credentials, so that the tests know which token a run holds: the trigger refreshes its own.
 	const connected = async (name: string) => {
-		const credential = await n8n.rest.request<{ id: string }>('POST', '/credentials', {
-			name,
-			type: 'complianceRecordsOAuth2Api',
-			data: { baseUrl: sandbox.baseUrl, authServerUrl: sandbox.authUrl, clientId: sandbox.oauthClientId },
+		const credential = await n8n.rest.createCredential(name, 'complianceRecordsOAuth2Api', {
+			baseUrl: sandbox.baseUrl,
+			authServerUrl: sandbox.authUrl,
+			clientId: sandbox.oauthClientId,
 		});
 		await n8n.rest.connectOAuth2(credential.id);
-		return { id: credential.id, name };
+		return credential;
 	};
 	const oAuth2 = await connected('Compliance Records (OAuth2)');
 	const triggerOAuth2 = await connected('Compliance Records (OAuth2, trigger)');
 
-	const workflow = await n8n.rest.request<{ id: string; versionId: string }>('POST', '/workflows', newWorkflow(options.version as string, {
-		name: 'Trigger on OAuth2',
-		nodes: [
-			{
-				id: 'b2f0c3d2-0000-4000-8000-000000000002',
-				name: TRIGGER_NAME,
-				type: TRIGGER_NODE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { authentication: 'oAuth2', pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
-				credentials: { complianceRecordsOAuth2Api: triggerOAuth2 },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	}));
-	await n8n.rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
+	const workflowId = await n8n.rest.publishWorkflow(
+		newWorkflow(options.version as string, {
+			name: 'Trigger on OAuth2',
+			nodes: [everyMinuteTrigger(TRIGGER_NODE, TRIGGER_NAME, { complianceRecordsOAuth2Api: triggerOAuth2 }, { authentication: 'oAuth2' })],
+			connections: {},
+		}),
+	);
 	// The first poll takes the trigger's starting point; n8n saves it in the workflow's static data.
 	await waitFor(
 		`the first poll of the trigger published on n8n ${options.version}`,
 		async () => {
-			const saved = await n8n.rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${workflow.id}`);
+			const saved = await n8n.rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${workflowId}`);
 			return saved.staticData?.[`node:${TRIGGER_NAME}`] ? true : undefined;
 		},
 		{ timeoutMs: 60_000, intervalMs: 500 },
@@ -158,7 +148,7 @@ async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promi
 		url: n8n.url,
 		options,
 		oAuth2,
-		trigger: { workflowId: workflow.id, oAuth2: triggerOAuth2 },
+		trigger: { workflowId, oAuth2: triggerOAuth2 },
 	};
 }
 

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER } from '../../scripts/demo';
+import { DEMO_OWNER, everyMinuteTrigger } from '../../scripts/demo';
 import { N8nRest, packPackage, PACKAGE_NAME, waitFor, type N8n } from '../../scripts/n8n-instance';
 import { QueueMode } from '../../scripts/queue-mode';
 import { sandboxControlAt } from '../helpers/sandboxControl';
@@ -69,34 +69,17 @@ export async function stopQueue(): Promise<void> {
 async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflowId: string; webhookWorkflowId: string }> {
 	const rest = main.rest;
 	await rest.signInOwner(DEMO_OWNER);
-	const name = 'Compliance Records (API key)';
-	const credential = await rest.request<{ id: string }>('POST', '/credentials', {
-		name,
-		type: 'complianceRecordsApi',
-		data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
-	});
-	const credentials = { complianceRecordsApi: { id: credential.id, name } };
-	const publish = async (workflow: Record<string, unknown>) => {
-		const created = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', { ...workflow, settings: { executionOrder: 'v1' } });
-		await rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
-		return created.id;
+	const credentials = {
+		complianceRecordsApi: await rest.createCredential('Compliance Records (API key)', 'complianceRecordsApi', {
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.apiKey,
+		}),
 	};
-	const triggerWorkflowId = await publish({
+	const triggerWorkflowId = await rest.publishWorkflow({
 		name: 'Trigger',
-		nodes: [
-			{
-				id: 'c3f0c3d2-0000-4000-8000-000000000003',
-				name: TRIGGER_NAME,
-				type: `${PACKAGE_NAME}.complianceRecordsTrigger`,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
-				credentials,
-			},
-		],
-		connections: {},
+		nodes: [everyMinuteTrigger(`${PACKAGE_NAME}.complianceRecordsTrigger`, TRIGGER_NAME, credentials)],
 	});
-	const webhookWorkflowId = await publish({
+	const webhookWorkflowId = await rest.publishWorkflow({
 		name: 'Create a client from a webhook',
 		nodes: [
 			{

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, provisionDemo, type DemoSetup, type WorkflowJson } from '../../scripts/demo';
+import { DEMO_OWNER, everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../../scripts/demo';
 import {
 	executeWorkflow,
 	freePort,
@@ -113,29 +113,12 @@ export async function stopEnvironment(): Promise<void> {
  */
 async function publishProbe(rest: N8nRest, sandbox: Sandbox): Promise<E2eContext['probe']> {
 	const apiKey = sandbox.otherFirm.apiKey;
-	const credential = await rest.request<{ id: string; name: string }>('POST', '/credentials', {
-		name: 'Other firm (trigger probe)',
-		type: 'complianceRecordsApi',
-		data: { baseUrl: sandbox.baseUrl, apiKey },
-	});
-	const workflow = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', {
+	const credential = await rest.createCredential('Other firm (trigger probe)', 'complianceRecordsApi', { baseUrl: sandbox.baseUrl, apiKey });
+	const workflowId = await rest.publishWorkflow({
 		name: 'Trigger probe',
-		nodes: [
-			{
-				id: 'a1f0c3d2-0000-4000-8000-000000000001',
-				name: 'Client created or modified',
-				type: 'CUSTOM.complianceRecordsTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
-				credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
+		nodes: [everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', 'Client created or modified', { complianceRecordsApi: credential })],
 	});
-	await rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
-	return { workflowId: workflow.id, apiKey };
+	return { workflowId, apiKey };
 }
 
 export function e2e(): E2eContext {

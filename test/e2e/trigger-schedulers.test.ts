@@ -11,7 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER } from '../../scripts/demo';
+import { DEMO_OWNER, everyMinuteTrigger } from '../../scripts/demo';
 import { freePort, N8n } from '../../scripts/n8n-instance';
 import { ARTIFACTS_DIR, executionRun, executionsOf, nodeOutput, PROJECT_ROOT, waitFor } from './environment';
 
@@ -67,29 +67,11 @@ afterAll(async () => {
 async function publishTrigger(instance: Instance): Promise<void> {
 	const { rest } = instance.n8n;
 	await rest.signInOwner(DEMO_OWNER);
-	const credential = await rest.request<{ id: string; name: string }>('POST', '/credentials', {
-		name: instance.name,
-		type: 'complianceRecordsApi',
-		data: { baseUrl: sandbox.baseUrl, apiKey: instance.apiKey },
-	});
-	const workflow = await rest.request<{ id: string; versionId: string }>('POST', '/workflows', {
+	const credential = await rest.createCredential(instance.name, 'complianceRecordsApi', { baseUrl: sandbox.baseUrl, apiKey: instance.apiKey });
+	instance.workflowId = await rest.publishWorkflow({
 		name: `Trigger under the ${instance.name}`,
-		nodes: [
-			{
-				id: 'b2e0c3d2-0000-4000-8000-000000000001',
-				name: TRIGGER,
-				type: 'CUSTOM.complianceRecordsTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {} },
-				credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
+		nodes: [everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', TRIGGER, { complianceRecordsApi: credential })],
 	});
-	await rest.request('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
-	instance.workflowId = workflow.id;
 }
 
 const requestsOf = (instance: Instance): LoggedRequest[] =>

@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WorkflowExecute } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
@@ -7,6 +5,7 @@ import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.ts';
 import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
+import { forwardingProxy, type ProxyAnswer } from '../../scripts/forwarding-proxy';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
 import { createPoller, type PollEngine } from './poll';
@@ -90,9 +89,8 @@ export function createTriggerPoller({ parameters, credentials, timezone, budgetM
 	};
 }
 
-/** What a later-page hook may answer instead of the sandbox (a malformed page, say). */
-type PageAnswer = { status: number; body: unknown };
-type PageHook = (page: number) => Promise<PageAnswer | void> | PageAnswer | void;
+/** A later-page hook may answer instead of the sandbox (a malformed page, say). */
+type PageHook = (page: number) => Promise<ProxyAnswer | void> | ProxyAnswer | void;
 
 /**
  * A pass-through proxy in front of the sandbox that runs a hook before forwarding each request
@@ -105,44 +103,17 @@ export async function pageHookProxy(sandbox: Sandbox) {
 	let laterPages = 0;
 	let dateHeader = true;
 	const upstream = new URL(sandbox.baseUrl);
+	const apiPath = upstream.pathname.replace(/\/$/, '');
 
-	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', async () => {
-			try {
-				const url = new URL(request.url ?? '/', upstream.origin);
-				if (request.method === 'GET' && url.pathname === `${upstream.pathname.replace(/\/$/, '')}/clients` && url.searchParams.has('cursor')) {
-					laterPages++;
-					const answer = await beforePage(laterPages + 1);
-					if (answer) {
-						response.writeHead(answer.status, { 'content-type': 'application/json' });
-						response.end(JSON.stringify(answer.body));
-						return;
-					}
-				}
-				const headers = Object.fromEntries(
-					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
-				) as Record<string, string>;
-				const answer = await fetch(url, {
-					method: request.method,
-					headers,
-					body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-				});
-				const answerHeaders = Object.fromEntries(answer.headers);
-				if (!dateHeader) {
-					response.sendDate = false;
-					delete answerHeaders.date;
-				}
-				response.writeHead(answer.status, answerHeaders);
-				response.end(Buffer.from(await answer.arrayBuffer()));
-			} catch (error) {
-				response.writeHead(502).end(String(error));
-			}
-		});
+	const proxy = await forwardingProxy(sandbox.baseUrl, {
+		before: async ({ method, url }) => {
+			if (method !== 'GET' || url.pathname !== `${apiPath}/clients` || !url.searchParams.has('cursor')) return;
+			laterPages++;
+			return await beforePage(laterPages + 1);
+		},
+		keepsDate: () => dateHeader,
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname.replace(/\/$/, '')}`;
+	const baseUrl = `${proxy.origin}${apiPath}`;
 
 	return {
 		credentials: () => credentialsFor({ ...sandbox, baseUrl }),
@@ -155,7 +126,7 @@ export async function pageHookProxy(sandbox: Sandbox) {
 			beforePage = hook;
 			laterPages = 0;
 		},
-		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+		close: proxy.close,
 	};
 }
 
