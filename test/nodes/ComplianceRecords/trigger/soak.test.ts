@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../../../helpers/sandbox';
-import { clientIds, createClient, createTriggerPoller, pageHookProxy, touchClient } from '../../../helpers/trigger';
+import type { Sandbox } from 'compliance-records-sandbox';
+import { clientIds, createClient, createTriggerPoller, pageHookProxy, touchClient, type TriggerPoller } from '../../../helpers/trigger';
 
 /*
  * Randomized soaks of Client Created or Modified against the sandbox's own change log.
@@ -53,6 +54,30 @@ interface PollRecord {
 	emitted: IDataObject[];
 }
 
+/** Runs polls and records each, the failures' messages and the largest saved state; faults last one poll. */
+function pollRecorder(service: Sandbox, poller: TriggerPoller) {
+	const polls: PollRecord[] = [];
+	const failures: string[] = [];
+	let maxStateBytes = 0;
+	return {
+		polls,
+		failures,
+		maxStateBytes: () => maxStateBytes,
+		async run() {
+			const record: PollRecord = { startedAt: service.changes().length, succeeded: false, emitted: [] };
+			polls.push(record);
+			try {
+				record.emitted = await poller.poll();
+				record.succeeded = true;
+				maxStateBytes = Math.max(maxStateBytes, JSON.stringify(poller.saved()).length);
+			} catch (error) {
+				failures.push((error as Error).message);
+			}
+			service.clearFaults();
+		},
+	};
+}
+
 it('loses no change and repeats none over 30 polls and 3,000 random changes', async () => {
 	const service = sandbox();
 	const rng = random(20261122);
@@ -93,22 +118,8 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 		const bursts = weights.map((weight) => Math.round((weight / total) * CHANGES));
 		bursts[POLLS - 1] += CHANGES - bursts.reduce((sum, size) => sum + size, 0);
 
-		const polls: PollRecord[] = [];
-		let maxStateBytes = 0;
-		let failures = 0;
+		const { polls, failures, maxStateBytes, run: runPoll } = pollRecorder(service, poller);
 		let midPollWrites = 0;
-		const runPoll = async () => {
-			const record: PollRecord = { startedAt: service.changes().length, succeeded: false, emitted: [] };
-			polls.push(record);
-			try {
-				record.emitted = await poller.poll();
-				record.succeeded = true;
-				maxStateBytes = Math.max(maxStateBytes, JSON.stringify(poller.saved()).length);
-			} catch {
-				failures++;
-			}
-			service.clearFaults();
-		};
 
 		for (const burst of bursts) {
 			serviceOffsetMs += 60_000;
@@ -150,14 +161,14 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 
 		console.log(
 			`soak: ${changes.length} changes (${midPollWrites} while paging), ${emissions.length} emitted, ` +
-				`${failures} failed polls, largest burst ${Math.max(...bursts)}, largest saved state ${maxStateBytes} bytes`,
+				`${failures.length} failed polls, largest burst ${Math.max(...bursts)}, largest saved state ${maxStateBytes()} bytes`,
 		);
 		expect(changes.length).toBe(CHANGES + midPollWrites);
 		expect(midPollWrites).toBeGreaterThan(0);
-		expect(failures).toBeGreaterThan(2);
+		expect(failures.length).toBeGreaterThan(2);
 		expect(polls.filter((poll) => !poll.succeeded).every((poll) => poll.emitted.length === 0)).toBe(true);
 		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
-		expect(maxStateBytes).toBeLessThan(6_000);
+		expect(maxStateBytes()).toBeLessThan(6_000);
 	} finally {
 		await proxy.close();
 	}
@@ -174,28 +185,14 @@ it.each([
 	const proxy = await pageHookProxy(service);
 	let serviceOffsetMs = seed * 24 * 60 * 60_000; // after the earlier soaks' clocks
 	service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
-	const failures: string[] = [];
 	const faults: string[] = [];
 
 	try {
 		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: proxy.credentials(), budgetMs });
 		expect(await poller.poll()).toEqual([]);
 		const activatedAt = service.changes().length;
-		const polls: PollRecord[] = [];
-		let maxStateBytes = 0;
+		const { polls, failures, maxStateBytes, run: runPoll } = pollRecorder(service, poller);
 		let largestBurst = 0;
-		const runPoll = async () => {
-			const record: PollRecord = { startedAt: service.changes().length, succeeded: false, emitted: [] };
-			polls.push(record);
-			try {
-				record.emitted = await poller.poll();
-				record.succeeded = true;
-				maxStateBytes = Math.max(maxStateBytes, JSON.stringify(poller.saved()).length);
-			} catch (error) {
-				failures.push((error as Error).message);
-			}
-			service.clearFaults();
-		};
 
 		for (let round = 0; round < ROUNDS; round++) {
 			serviceOffsetMs += 60_000;
@@ -250,13 +247,13 @@ it.each([
 		const lost = changes.filter((change) => !emissions.some((emission) => emission.id === change.clientId && emission.at >= change.lastModifiedAt));
 		console.log(
 			`burst soak (budget ${budgetMs} ms): ${changes.length} changes, largest burst ${largestBurst}, ${emissions.length} emitted over ${polls.length} polls ` +
-				`(${polls.filter((poll) => poll.emitted.length > 0).length} emitting), ${failures.length} failed (${faults.length} faults injected), largest saved state ${maxStateBytes} bytes`,
+				`(${polls.filter((poll) => poll.emitted.length > 0).length} emitting), ${failures.length} failed (${faults.length} faults injected), largest saved state ${maxStateBytes()} bytes`,
 		);
 		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
 		expect(largestBurst).toBeGreaterThan(500);
 		expect(failures.length).toBeLessThanOrEqual(faults.length);
 		for (const message of failures) expect(message).toMatch(/HTTP 50[03]|too many requests/);
-		expect(maxStateBytes).toBeLessThan(20_000);
+		expect(maxStateBytes()).toBeLessThan(20_000);
 	} finally {
 		await proxy.close();
 	}
