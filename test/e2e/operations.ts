@@ -4,6 +4,8 @@
  * each n8n line (test/e2e: the package linked into 2.40.7; test/e2e-lines: installed into each
  * line's n8n).
  */
+import { randomUUID } from 'node:crypto';
+
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { WorkflowJson } from '../../scripts/demo';
 import type { ExecutionRun } from '../../scripts/n8n-instance';
@@ -118,7 +120,8 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	let apiKey: string;
 	let firm: { id: string; staff: Array<{ id: string; isPartner: boolean }>; services: Array<{ id: string }> };
 	const startedAt = new Date(Date.now() - 1000).toISOString();
-	const reference = `E2E-${Date.now()}`;
+	// Unique per call: the n8n lines register their operations at the same moment, against one firm.
+	const reference = `E2E-${randomUUID().slice(0, 8)}`;
 	const steps = stepsFor(reference, startedAt);
 
 	beforeAll(async () => {
