@@ -4,4 +4,6 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/node-env.sh"
 ensure_deps
+# The project's own tools (tsx, jest) by name, also when not run through an npm script.
+export PATH="$project_root/node_modules/.bin:$PATH"
 exec "$@"

@@ -10,7 +10,7 @@ import { addDays, calendarDate } from '../../trigger/reviewWindow';
  * Review Due Within: the service has no date filter, so the node keeps, while paging, the clients
  * whose next review date lies from today (the workflow's time zone) to today + N days, both
  * included, and with Include Overdue also those already past. It reads every client, or every
- * client modified since Modified Since: ⌈clients / 200⌉ requests, fewer once Limit is reached.
+ * client modified since Modified Since: ⌊clients / 200⌋ + 1 requests, fewer once Limit is reached.
  */
 function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const filters = this.getNodeParameter('filters', {}) as IDataObject;
