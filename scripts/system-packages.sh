@@ -1,6 +1,10 @@
 # Sourced by scripts/test-e2e.sh and the crash-recovery harness: installs the Debian packages the
 # end-to-end tests run (a fresh machine has none of them) unless they are there already.
 #   ensure_system_packages chromium postgresql redis-server
+
+# Administration commands the tests run (runuser, to start PostgreSQL as its own user) live in
+# sbin, which a non-login PATH may leave out.
+export PATH="$PATH:/usr/sbin:/sbin"
 ensure_system_packages() {
 	local missing=()
 	for package in "$@"; do
