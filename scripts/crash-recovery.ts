@@ -17,7 +17,8 @@
 //
 // A proxy in front of the sandbox sees every request the trigger and its workflow send: that is
 // how the kill is timed, and how a page is held long enough to be killed during. Exits 1 when a
-// change was lost.
+// change was lost for good: not delivered even after retrying the executions n8n marked crashed
+// (which hold the changes they were given), or repeated after that retry.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -393,7 +394,8 @@ async function main() {
 	process.stdout.write(`${rows.map((row) => `| ${row.join(' | ')} |`).join('\n')}\n`);
 	log(`all cases in ${formatDuration(Date.now() - startedAt)}`);
 	for (const failure of failed) process.stdout.write(`Could not run ${failure}\n`);
-	if (failed.length > 0 || results.some((result) => result.lost > 0)) process.exitCode = 1;
+	const lostOrRepeated = results.some((result) => result.lostAfterRetry > 0 || result.repeatedAfterRetry > 0);
+	if (failed.length > 0 || lostOrRepeated) process.exitCode = 1;
 }
 
 main().catch((error) => {
