@@ -39,6 +39,9 @@ export interface ReviewWindow {
 	to: string;
 }
 
+/** Before every date the service can hold: a window from it takes every date up to its end. */
+export const EARLIEST_DATE = '0000-01-01';
+
 export function reviewWindow(today: string, days: number): ReviewWindow {
 	return { from: today, to: addDays(today, days) };
 }

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { forOperation, pagingFields, simplifyField } from '../../actions/fields';
 import { listRouting } from '../../actions/routing';
 import { instantInQuery } from '../../actions/validation';
-import { addDays, calendarDate } from '../../trigger/reviewWindow';
+import { calendarDate, EARLIEST_DATE, isInWindow, reviewWindow } from '../../trigger/reviewWindow';
 
 /**
  * Review Due Within: the service has no date filter, so the node keeps, while paging, the clients
@@ -30,14 +30,10 @@ function reviewDueFilter(this: IExecuteSingleFunctions) {
 			'0 finds reviews due today; 30 those due in the next 30 days.',
 		);
 	}
-	const today = calendarDate(Date.now(), this.getTimezone());
-	const last = addDays(today, days);
-	return (client: IDataObject) => {
-		const date = client.nextReviewDate;
-		return (
-			typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) && date <= last && (includeOverdue || date >= today)
-		);
-	};
+	// The Review Due event's window (today to today + N days), open at the start for overdue ones.
+	const window = reviewWindow(calendarDate(Date.now(), this.getTimezone()), days);
+	if (includeOverdue) window.from = EARLIEST_DATE;
+	return (client: IDataObject) => isInWindow(window, client.nextReviewDate);
 }
 
 /** GET /clients: list items (entity reference only), all pages or up to Limit. */
