@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
 import { MAX_PAGE_SIZE } from '../nodes/ComplianceRecords/transport/paging';
+import { clientIds } from '../test/helpers/serviceApi';
 
 // tsx resolves with Node's resolver, which tries `.json` before `.ts`: `ComplianceRecords.node`
 // would load the node's codex (ComplianceRecords.node.json) instead of its code. TypeScript first.
@@ -129,7 +130,7 @@ async function main() {
 		const sandbox = await startSandbox({ clients: firm, controls: true, seed: 'bench' });
 		try {
 			const clock = { offsetMs: 0 };
-			const ids = await helpers.clientIds(sandbox);
+			const ids = await clientIds(sandbox);
 			for (const size of new Set(BURSTS.map((burstSize) => Math.min(burstSize, firm)))) {
 				const withDate = await idleCost(sandbox, ids, size, true, clock);
 				const without = await idleCost(sandbox, ids, size, false, clock);

@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
 import { DEMO_OWNER, everyMinuteTrigger } from './demo';
 import { countDelivery, type Change, type Emission } from './delivery';
+import { clientIds } from '../test/helpers/serviceApi';
 import { forwardingProxy } from './forwarding-proxy';
 import { ensureN8n, formatDuration } from './n8n-install';
 import {
@@ -121,7 +122,7 @@ interface Runtime {
 async function startRuntime(kase: Case, dir: string, tarball: string): Promise<Runtime> {
 	const env = { N8N_LOG_LEVEL: 'debug', ...(kase.scheduler === 'durable' ? DURABLE_SCHEDULER : {}) };
 	if (kase.mode === 'queue') {
-		const queue = await new QueueMode({ dir, tarball, packageRoot: PROJECT_ROOT, env }).start();
+		const queue = await new QueueMode({ dir, tarball, env }).start();
 		return {
 			poller: () => queue.main as N8n,
 			restartPoller: async () => void (await queue.startMain()),
@@ -130,8 +131,6 @@ async function startRuntime(kase: Case, dir: string, tarball: string): Promise<R
 	}
 	const options: N8nOptions = {
 		userFolder: join(dir, 'n8n'),
-		packageRoot: PROJECT_ROOT,
-		packageInstalled: true,
 		port: await freePort(),
 		brokerPort: await freePort(),
 		filesDir: join(dir, 'files'),
@@ -246,8 +245,9 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		const watchingSince = Date.now();
 
 		// Changes made by the service's own workflow (completed AML determinations): to the trigger,
-		// changes like any other.
-		for (const id of await clientIds(sandbox, kase.moment === 'emitted' ? BURST : BACKLOG)) sandbox.completeAmlDetermination(id, 'LOW');
+		// changes like any other. The clients are read from the service directly, not through the proxy.
+		const ids = (await clientIds(sandbox)).slice(0, kase.moment === 'emitted' ? BURST : BACKLOG);
+		for (const id of ids) sandbox.completeAmlDetermination(id, 'LOW');
 
 		let killed: Promise<void> | undefined;
 		const kill = (why: string) => {
@@ -319,23 +319,6 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		await proxy.close();
 		await sandbox.close();
 	}
-}
-
-/** The first `count` clients of the main firm, read from the service directly (not through the proxy). */
-async function clientIds(sandbox: Sandbox, count: number): Promise<string[]> {
-	const ids: string[] = [];
-	let cursor: string | undefined;
-	while (ids.length < count) {
-		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
-		const response = await fetch(`${sandbox.baseUrl}/clients?${query}`, {
-			headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' },
-		});
-		const page = (await response.json()) as { data: Array<{ id: string }>; meta: { next_cursor?: string } };
-		ids.push(...page.data.map((client) => client.id));
-		cursor = page.meta.next_cursor;
-		if (!cursor) break;
-	}
-	return ids.slice(0, count);
 }
 
 // ---- main -------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ export const OAUTH2_CREDENTIAL = 'Compliance Records sandbox (OAuth2)';
 const MCP_TRIGGER = '@n8n/n8n-nodes-langchain.mcpTrigger';
 
 /** The Bearer Auth credential of the MCP example's trigger: MCP clients must send its token. */
-export const MCP_TOKEN_CREDENTIAL = 'Compliance Records MCP token';
+const MCP_TOKEN_CREDENTIAL = 'Compliance Records MCP token';
 
 /** The parts of a started sandbox the demo needs. */
 export interface SandboxEndpoints {

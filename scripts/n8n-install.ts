@@ -85,10 +85,6 @@ export function n8nRuntime(version = N8N_VERSION): N8nRuntime {
 	};
 }
 
-export const n8nDir = n8nRuntime().dir;
-/** The n8n command-line entry point of N8N_VERSION; run it with `node` (Node 24). */
-export const n8nBin = n8nRuntime().bin;
-
 const log = (message: string) => process.stderr.write(`[n8n install] ${message}\n`);
 
 const completeMarker = (dir: string) => join(dir, '.install-complete');

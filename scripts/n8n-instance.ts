@@ -17,8 +17,13 @@ export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 export interface N8nOptions {
 	/** N8N_USER_FOLDER: n8n keeps its database, settings and custom nodes in `<userFolder>/.n8n`. */
 	userFolder: string;
-	/** Path of the package to load (its `dist/` must be built). */
-	packageRoot: string;
+	/**
+	 * The package to link into `<userFolder>/.n8n/custom`, as `n8n-node dev` loads a package under
+	 * development (its `dist/` must be built). Absent: the package was installed into
+	 * `<userFolder>/.n8n/nodes` (`installPackage`), the way users install it; its nodes are then
+	 * typed `n8n-nodes-compliance-records.*` and load with n8n's own n8n-workflow, as in production.
+	 */
+	linkedPackage?: string;
 	port: number;
 	/** Port of n8n's internal task broker (n8n's default is 5679). */
 	brokerPort: number;
@@ -28,12 +33,6 @@ export interface N8nOptions {
 	logFile: string;
 	/** The n8n version to run (installed by n8n-install.ts, run on its own Node.js); N8N_VERSION when absent. */
 	version?: string;
-	/**
-	 * True when the package was installed into `<userFolder>/.n8n/nodes` (`installPackage`), the
-	 * way users install it; otherwise `packageRoot` is linked. Installed, its nodes are typed
-	 * `n8n-nodes-compliance-records.*` and load with n8n's own n8n-workflow, as in production.
-	 */
-	packageInstalled?: boolean;
 	/** Environment variables added to n8n's (queue mode, scheduler flags such as N8N_SCHEDULER_ENABLED). */
 	env?: Record<string, string>;
 }
@@ -83,10 +82,16 @@ export function linkPackage(userFolder: string, packageRoot: string): void {
 	for (const entry of ['package.json', 'dist']) symlinkSync(join(packageRoot, entry), join(packageDir, entry));
 }
 
-/** The published files of the package (`npm pack`) as a tarball in `destination`; returns its path. */
+/**
+ * The published files of the package (`npm pack`) as a tarball in `destination`; returns its
+ * path. The package must be built: its `prepack` build is skipped, as it would empty `dist/`
+ * under any n8n that links it.
+ */
 export async function packPackage(packageRoot: string, destination: string): Promise<string> {
 	mkdirSync(destination, { recursive: true });
-	const { stdout } = await promisify(execFile)('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: packageRoot });
+	const { stdout } = await promisify(execFile)('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', destination], {
+		cwd: packageRoot,
+	});
 	return join(destination, stdout.trim().split('\n').pop() as string);
 }
 
@@ -149,14 +154,14 @@ export class N8n {
 	/**
 	 * Spawns `n8n start` (or `n8n worker`) and returns at once; `ready()` waits for it. The
 	 * caller can stop() it from the start, even while it is still starting up. The package is
-	 * linked unless `packageInstalled`.
+	 * linked when `linkedPackage` names it.
 	 */
 	static launch(options: N8nOptions, command: N8nCommand = 'start'): N8n {
 		const version = options.version ?? N8N_VERSION;
 		if (!isN8nInstalled(version)) {
 			throw new Error(`n8n ${version} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
 		}
-		if (!options.packageInstalled) linkPackage(options.userFolder, options.packageRoot);
+		if (options.linkedPackage) linkPackage(options.userFolder, options.linkedPackage);
 		mkdirSync(options.filesDir, { recursive: true });
 		const log = createWriteStream(options.logFile, { flags: 'a' });
 		const runtime = n8nRuntime(version);

@@ -120,7 +120,6 @@ export interface QueueModeOptions {
 	dir: string;
 	/** The packed package (`packPackage`), installed into every instance. */
 	tarball: string;
-	packageRoot: string;
 	/** Environment variables for every instance (scheduler flags, say). */
 	env?: Record<string, string>;
 }
@@ -182,8 +181,6 @@ export class QueueMode {
 		await installPackage(userFolder, this.options.tarball);
 		return {
 			userFolder,
-			packageRoot: this.options.packageRoot,
-			packageInstalled: true,
 			port: await freePort(),
 			brokerPort: await freePort(),
 			filesDir: join(this.options.dir, 'files'),

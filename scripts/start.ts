@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 		step(`Starting n8n (its output goes to ${n8nLog})`);
 		n8n = N8n.launch({
 			userFolder: demoFolder,
-			packageRoot: projectRoot,
+			linkedPackage: projectRoot,
 			port: PORTS.n8n,
 			brokerPort: PORTS.taskBroker,
 			filesDir,

@@ -27,7 +27,7 @@ import {
 } from '../../scripts/n8n-instance';
 import { sandboxControlAt } from '../helpers/sandboxControl';
 
-export const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e-lines');
 
 /** Short enough that every poll of a trigger, and a run after a short wait, finds its token expired. */
@@ -36,7 +36,7 @@ export const TOKEN_TTL_SECONDS = 20;
 export const VERSIONS = [N8N_1X_VERSION, N8N_VERSION];
 
 export const ACTION_NODE = `${PACKAGE_NAME}.complianceRecords`;
-export const TRIGGER_NODE = `${PACKAGE_NAME}.complianceRecordsTrigger`;
+const TRIGGER_NODE = `${PACKAGE_NAME}.complianceRecordsTrigger`;
 export const TRIGGER_NAME = 'Client created or modified';
 
 export interface LineContext {
@@ -80,8 +80,6 @@ export async function startLines(): Promise<void> {
 				return {
 					version,
 					userFolder: dir,
-					packageRoot: PROJECT_ROOT,
-					packageInstalled: true,
 					port: ports[index],
 					brokerPort: await freePort(),
 					filesDir: join(dir, 'files'),

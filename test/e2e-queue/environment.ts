@@ -41,7 +41,7 @@ export async function startQueue(): Promise<void> {
 	try {
 		running.sandbox = await startSandbox({ clients: 250, controls: true });
 		const tarball = await packPackage(PROJECT_ROOT, ARTIFACTS_DIR);
-		running.queue = await new QueueMode({ dir: ARTIFACTS_DIR, tarball, packageRoot: PROJECT_ROOT, env: { N8N_LOG_LEVEL: 'debug' } }).start();
+		running.queue = await new QueueMode({ dir: ARTIFACTS_DIR, tarball, env: { N8N_LOG_LEVEL: 'debug' } }).start();
 		const main = running.queue.main as N8n;
 		const { triggerWorkflowId, webhookWorkflowId } = await provision(main, running.sandbox);
 		const context: QueueContext = {

@@ -5,17 +5,13 @@
  * (`n8n-nodes-compliance-records.complianceRecords`), as the shipped examples do, and they must
  * run with only n8n's own modules around them.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { readExample } from '../../scripts/demo';
-import { executeWorkflow, n8nCommand, PACKAGE_NAME, type N8nOptions } from '../../scripts/n8n-instance';
+import { executeWorkflow, installPackage, n8nCommand, packPackage, PACKAGE_NAME, type N8nOptions } from '../../scripts/n8n-instance';
 import { e2e, nodeOutput, PROJECT_ROOT } from './environment';
-
-const run = promisify(execFile);
 
 let folder: string;
 let options: N8nOptions;
@@ -23,12 +19,7 @@ let options: N8nOptions;
 beforeAll(async () => {
 	// Outside the project, so that nothing but n8n's own node_modules can satisfy a require.
 	folder = mkdtempSync(join(tmpdir(), 'compliance-records-install-'));
-	await run('npm', ['pack', '--silent', '--pack-destination', folder], { cwd: PROJECT_ROOT });
-	const tarball = readdirSync(folder).find((name) => name.endsWith('.tgz')) as string;
-	const nodeModules = join(folder, '.n8n', 'nodes', 'node_modules');
-	mkdirSync(nodeModules, { recursive: true });
-	await run('tar', ['-xzf', join(folder, tarball), '-C', nodeModules]);
-	renameSync(join(nodeModules, 'package'), join(nodeModules, PACKAGE_NAME));
+	await installPackage(folder, await packPackage(PROJECT_ROOT, folder));
 	options = { ...e2e().n8nOptions, userFolder: folder, filesDir: join(folder, 'files') };
 });
 

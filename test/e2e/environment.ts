@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+import type { IDataObject } from 'n8n-workflow';
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
 import { DEMO_OWNER, everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../../scripts/demo';
 import {
@@ -19,8 +20,9 @@ import {
 	type N8nOptions,
 } from '../../scripts/n8n-instance';
 import { sandboxControlAt } from '../helpers/sandboxControl';
+import { serviceCall } from '../helpers/serviceApi';
 
-export { executionRun, executionsOf, nodeOutput, waitFor, type ExecutionSummary } from '../../scripts/n8n-instance';
+export { executionRun, executionsOf, nodeOutput, waitFor } from '../../scripts/n8n-instance';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
 export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e');
@@ -60,7 +62,7 @@ export async function startEnvironment(): Promise<void> {
 	const n8nPort = await freePort();
 	const n8nOptions: N8nOptions = {
 		userFolder: join(ARTIFACTS_DIR, 'n8n'),
-		packageRoot: PROJECT_ROOT,
+		linkedPackage: PROJECT_ROOT,
 		port: n8nPort,
 		brokerPort: await freePort(),
 		filesDir: join(ARTIFACTS_DIR, 'files'),
@@ -158,21 +160,11 @@ export async function runWorkflow(rest: N8nRest, workflow: WorkflowJson): Promis
 export async function serviceRequest<T = Record<string, unknown>>(
 	method: string,
 	path: string,
-	options: { body?: unknown; apiKey?: string } = {},
+	options: { body?: IDataObject; apiKey?: string } = {},
 ): Promise<T> {
 	const { sandbox } = e2e();
-	const response = await fetch(`${sandbox.baseUrl}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${options.apiKey ?? sandbox.apiKey}`,
-			'accept-version': '1.0.0',
-			'content-type': 'application/json',
-		},
-		body: options.body === undefined ? undefined : JSON.stringify(options.body),
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-	return (JSON.parse(text) as { data: T }).data;
+	const access = { baseUrl: sandbox.baseUrl, apiKey: options.apiKey ?? sandbox.apiKey };
+	return (await serviceCall(access, method, path, options.body)).data as T;
 }
 
 /** The sandbox's test controls, over HTTP (the sandbox runs in jest's parent process). */

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser } from 'playwright-core';
 
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
+import { listAll } from '../helpers/serviceApi';
 import { e2e, sandboxControl, sandboxRequests, serviceRequest } from './environment';
 
 interface ToolResult {
@@ -94,19 +95,9 @@ async function toolError(name: string, args: Record<string, unknown>): Promise<s
 	return result.content[0].text;
 }
 
+/** Every client of the firm, as the service lists them. */
 async function everyClient(): Promise<ListedClient[]> {
-	const clients: ListedClient[] = [];
-	let cursor: string | undefined;
-	do {
-		const query = `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-		const response = await fetch(`${e2e().sandbox.baseUrl}/clients?${query}`, {
-			headers: { authorization: `Bearer ${e2e().sandbox.apiKey}`, 'accept-version': '1.0.0' },
-		});
-		const page = (await response.json()) as { data: ListedClient[]; meta: { next_cursor?: string } };
-		clients.push(...page.data);
-		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
-	} while (cursor);
-	return clients;
+	return (await listAll(e2e().sandbox)) as unknown as ListedClient[];
 }
 
 /** Today and a date `days` later, as YYYY-MM-DD in the example's time zone (Europe/London). */

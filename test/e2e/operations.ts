@@ -10,6 +10,7 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { WorkflowJson } from '../../scripts/demo';
 import type { ExecutionRun } from '../../scripts/n8n-instance';
 import { nodeOutput } from '../../scripts/n8n-instance';
+import { serviceCall } from '../helpers/serviceApi';
 
 /** The n8n under test, as these tests use it. */
 export interface OperationsTarget {
@@ -27,11 +28,7 @@ export interface OperationsTarget {
 
 /** What the service itself answers (test setup): the whole body. */
 async function serviceGet<T>(target: OperationsTarget, path: string, apiKey: string): Promise<T> {
-	const response = await fetch(`${target.baseUrl()}${path}`, {
-		headers: { authorization: `Bearer ${apiKey}`, 'accept-version': '1.0.0' },
-	});
-	if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
-	return (await response.json()) as T;
+	return (await serviceCall({ baseUrl: target.baseUrl(), apiKey }, 'GET', path)) as T;
 }
 
 type Params = Record<string, unknown>;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
 import { DEMO_OWNER, everyMinuteTrigger } from '../../scripts/demo';
 import { freePort, N8n } from '../../scripts/n8n-instance';
+import { clientIds, touchClient } from '../helpers/serviceApi';
 import { ARTIFACTS_DIR, executionRun, executionsOf, nodeOutput, PROJECT_ROOT, waitFor } from './environment';
 
 const SCHEDULER = { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' };
@@ -46,7 +47,7 @@ beforeAll(async () => {
 		mkdirSync(folder, { recursive: true });
 		const n8n = N8n.launch({
 			userFolder: folder,
-			packageRoot: PROJECT_ROOT,
+			linkedPackage: PROJECT_ROOT,
 			port: await freePort(),
 			brokerPort: await freePort(),
 			filesDir: join(folder, 'files'),
@@ -117,21 +118,17 @@ async function executionsReach(instance: Instance, count: number): Promise<strin
 	);
 }
 
+/** A change by the firm's users; what the trigger should emit for it: `id@lastModifiedAt`. */
 async function touch(clientId: string): Promise<string> {
-	const response = await fetch(`${sandbox.baseUrl}/clients/${clientId}`, {
-		method: 'PATCH',
-		headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0', 'content-type': 'application/json' },
-		body: JSON.stringify({ referenceNumber: `E2E-SCHEDULERS-${clientId.slice(0, 8)}-${Date.now()}` }),
-	});
-	const { data } = (await response.json()) as { data: { id: string; lastModifiedAt: string } };
-	return `${data.id}@${data.lastModifiedAt}`;
+	const client = await touchClient(sandbox, clientId);
+	return `${client.id}@${client.lastModifiedAt}`;
 }
 
 test('under each scheduler setting, changes right after activation and a later one are each emitted once', async () => {
 	// The poll n8n runs on activation: the service's time, then the changes since then.
 	await Promise.all(instances.map((instance) => polled(instance, 2)));
 	const firstPoll = new Map(instances.map((instance) => [instance, requestsOf(instance).length]));
-	const ids = await listClientIds();
+	const ids = await clientIds(sandbox);
 
 	const rightAfter = [await touch(ids[0]), await touch(ids[1])].sort();
 	// n8n's first scheduled poll emits them, whichever scheduler runs it.
@@ -149,9 +146,3 @@ test('under each scheduler setting, changes right after activation and a later o
 	for (const instance of instances) expect(await emissions(instance)).toEqual([rightAfter, later]);
 });
 
-async function listClientIds(): Promise<string[]> {
-	const response = await fetch(`${sandbox.baseUrl}/clients?limit=10`, {
-		headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' },
-	});
-	return ((await response.json()) as { data: Array<{ id: string }> }).data.map((client) => client.id);
-}

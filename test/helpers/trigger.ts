@@ -10,6 +10,7 @@ import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
 import { createPoller, type PollEngine } from './poll';
 import { nodeUnderTest } from './runNode';
+import { SETUP_HEADER } from './serviceApi';
 
 /*
  * The Compliance Records Trigger in n8n's engine, as its tests see it: the JSON it emits, its
@@ -130,61 +131,7 @@ export async function pageHookProxy(sandbox: Sandbox) {
 	};
 }
 
-/** Marks the tests' own requests to the sandbox, so the request log can leave them out. */
-const SETUP_HEADER = 'x-test-setup';
-
-async function serviceCall(sandbox: Sandbox, method: string, path: string, body?: IDataObject): Promise<IDataObject> {
-	const response = await fetch(`${sandbox.baseUrl}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${sandbox.apiKey}`,
-			'accept-version': '1.0.0',
-			'content-type': 'application/json',
-			[SETUP_HEADER]: '1',
-		},
-		body: body && JSON.stringify(body),
-	});
-	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-	return (await response.json()) as IDataObject;
-}
-
 /** The requests the trigger sent (the tests' own setup requests left out). */
 export function triggerRequests(sandbox: Sandbox): LoggedRequest[] {
 	return sandbox.requests().filter((request) => request.headers[SETUP_HEADER] === undefined);
-}
-
-let referenceCounter = 0;
-
-/** A change as the firm's users make one (PATCH through the API): a new reference number. */
-export async function touchClient(sandbox: Sandbox, clientId: string, update: IDataObject = {}): Promise<IDataObject> {
-	referenceCounter++;
-	const body = { referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...update };
-	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body)).data as IDataObject;
-}
-
-/** A new client (POST through the API). */
-export async function createClient(sandbox: Sandbox, lastName: string): Promise<IDataObject> {
-	const body = { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Test', lastName } };
-	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
-}
-
-/** Every client of the main firm as the list gives it, in list (creation) order. */
-export async function listAll(sandbox: Sandbox): Promise<IDataObject[]> {
-	const clients: IDataObject[] = [];
-	let cursor: string | undefined;
-	do {
-		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
-		const page = (await serviceCall(sandbox, 'GET', `/clients?${query}`)) as {
-			data: IDataObject[];
-			meta: { next_cursor?: string };
-		};
-		clients.push(...page.data);
-		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
-	} while (cursor);
-	return clients;
-}
-
-/** Every client id of the main firm, in list (creation) order. */
-export async function clientIds(sandbox: Sandbox): Promise<string[]> {
-	return (await listAll(sandbox)).map((client) => client.id as string);
 }

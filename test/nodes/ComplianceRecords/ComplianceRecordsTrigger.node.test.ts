@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { ComplianceRecordsTrigger } from '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node';
 import { useSandbox } from '../../helpers/sandbox';
-import { createTriggerPoller, listAll, touchClient, triggerRequests } from '../../helpers/trigger';
+import { createTriggerPoller, triggerRequests } from '../../helpers/trigger';
+import { listAll, touchClient } from '../../helpers/serviceApi';
 
 /*
  * The trigger as the editor shows it, and "Fetch Test Event" (n8n runs the node in manual mode):

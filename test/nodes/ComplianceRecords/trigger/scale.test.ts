@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../../nodes/ComplianceRecords/transport/paging';
 import { useSandbox } from '../../../helpers/sandbox';
-import { clientIds, createTriggerPoller, triggerRequests } from '../../../helpers/trigger';
+import { createTriggerPoller, triggerRequests } from '../../../helpers/trigger';
+import { clientIds } from '../../../helpers/serviceApi';
 
 /*
  * Client Created or Modified at the scale firms produce, through n8n-core's poll executor,

@@ -3,7 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { addDays } from '../../../../nodes/ComplianceRecords/trigger/reviewWindow';
 import type { PollEngine } from '../../../helpers/poll';
 import { useSandbox } from '../../../helpers/sandbox';
-import { clientIds, createClient, createTriggerPoller, listAll, touchClient } from '../../../helpers/trigger';
+import { createTriggerPoller } from '../../../helpers/trigger';
+import { clientIds, createClient, listAll, touchClient } from '../../../helpers/serviceApi';
 
 /*
  * Each way n8n keeps a poll's state (test/helpers/poll.ts models n8n 2.40.7's: the in-memory

@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../../../helpers/sandbox';
 import type { Sandbox } from 'compliance-records-sandbox';
-import { clientIds, createClient, createTriggerPoller, pageHookProxy, touchClient, type TriggerPoller } from '../../../helpers/trigger';
+import { createTriggerPoller, pageHookProxy, type TriggerPoller } from '../../../helpers/trigger';
+import { clientIds, createClient, touchClient } from '../../../helpers/serviceApi';
 
 /*
  * Randomized soaks of Client Created or Modified against the sandbox's own change log.

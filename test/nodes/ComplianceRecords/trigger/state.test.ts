@@ -3,7 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { clientKey, COMMIT_LAG_MS } from '../../../../nodes/ComplianceRecords/trigger/cursor';
 import { addDays } from '../../../../nodes/ComplianceRecords/trigger/reviewWindow';
 import { useSandbox } from '../../../helpers/sandbox';
-import { clientIds, createTriggerPoller, listAll, touchClient } from '../../../helpers/trigger';
+import { createTriggerPoller } from '../../../helpers/trigger';
+import { clientIds, listAll, touchClient } from '../../../helpers/serviceApi';
 
 /*
  * Upgrades keep their place: a workflow active while the package is upgraded from 0.1.0 goes on

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../../../../helpers/sandbox';
-import { createTriggerPoller, listAll, pageHookProxy, touchClient } from '../../../../helpers/trigger';
+import { createTriggerPoller, pageHookProxy } from '../../../../helpers/trigger';
+import { listAll, touchClient } from '../../../../helpers/serviceApi';
 
 /*
  * AML Determination Completed: the modified-client stream, emitted when

@@ -3,14 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { COMMIT_LAG_MS } from '../../../../../nodes/ComplianceRecords/trigger/cursor';
 import { FIRST_POLL_LOOKBACK_MS } from '../../../../../nodes/ComplianceRecords/trigger/events/changes';
 import { useSandbox } from '../../../../helpers/sandbox';
-import {
-	clientIds,
-	createClient,
-	createTriggerPoller,
-	pageHookProxy,
-	touchClient,
-	triggerRequests,
-} from '../../../../helpers/trigger';
+import { createTriggerPoller, pageHookProxy, triggerRequests } from '../../../../helpers/trigger';
+import { clientIds, createClient, touchClient } from '../../../../helpers/serviceApi';
 
 /*
  * Client Created or Modified, run by n8n-core's poll executor against the sandbox: every change

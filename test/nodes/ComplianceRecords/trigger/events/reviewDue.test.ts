@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { addDays } from '../../../../../nodes/ComplianceRecords/trigger/reviewWindow';
 import { useSandbox } from '../../../../helpers/sandbox';
-import { createTriggerPoller, listAll, touchClient, triggerRequests } from '../../../../helpers/trigger';
+import { createTriggerPoller, triggerRequests } from '../../../../helpers/trigger';
+import { listAll, touchClient } from '../../../../helpers/serviceApi';
 
 /*
  * Review Due: "today" is the n8n host's date in the workflow's time zone, so these tests move

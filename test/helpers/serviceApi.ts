@@ -1,0 +1,65 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { Sandbox } from 'compliance-records-sandbox';
+
+/*
+ * The service called directly with the firm's API key, as the firm's users and other systems
+ * change clients: the tests' setup and their changes, not the node's requests. Works on a
+ * sandbox in the test's process or on one of an end-to-end suite (its address and key).
+ */
+
+/** Where the service is and the API key to call it with. */
+export type ServiceAccess = Pick<Sandbox, 'baseUrl' | 'apiKey'>;
+
+/** Marks the tests' own requests to the sandbox, so the request log can leave them out. */
+export const SETUP_HEADER = 'x-test-setup';
+
+export async function serviceCall(sandbox: ServiceAccess, method: string, path: string, body?: IDataObject): Promise<IDataObject> {
+	const response = await fetch(`${sandbox.baseUrl}${path}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${sandbox.apiKey}`,
+			'accept-version': '1.0.0',
+			'content-type': 'application/json',
+			[SETUP_HEADER]: '1',
+		},
+		body: body && JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+	return (await response.json()) as IDataObject;
+}
+
+let referenceCounter = 0;
+
+/** A change as the firm's users make one (PATCH through the API): a new reference number. */
+export async function touchClient(sandbox: ServiceAccess, clientId: string, update: IDataObject = {}): Promise<IDataObject> {
+	referenceCounter++;
+	const body = { referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...update };
+	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body)).data as IDataObject;
+}
+
+/** A new client (POST through the API). */
+export async function createClient(sandbox: ServiceAccess, lastName: string): Promise<IDataObject> {
+	const body = { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Test', lastName } };
+	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
+}
+
+/** Every client of the main firm as the list gives it, in list (creation) order. */
+export async function listAll(sandbox: ServiceAccess): Promise<IDataObject[]> {
+	const clients: IDataObject[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
+		const page = (await serviceCall(sandbox, 'GET', `/clients?${query}`)) as {
+			data: IDataObject[];
+			meta: { next_cursor?: string };
+		};
+		clients.push(...page.data);
+		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
+	} while (cursor);
+	return clients;
+}
+
+/** Every client id of the main firm, in list (creation) order. */
+export async function clientIds(sandbox: ServiceAccess): Promise<string[]> {
+	return (await listAll(sandbox)).map((client) => client.id as string);
+}
