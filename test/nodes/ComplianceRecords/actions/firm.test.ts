@@ -143,6 +143,10 @@ describe('names of the firm record where IDs go', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(requestLines()).toEqual(['POST /clients']);
+		expect(sandbox().requests()[0].body).toMatchObject({
+			partnerId: staffId(record, 'James Finch'),
+			serviceIds: [serviceId(record, 'Payroll')],
+		});
 	});
 
 	it('takes names in an update too: a manager and a business unit', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import { insecureUrlProblem } from '../../../../nodes/ComplianceRecords/transport/request';
 import { connectOAuth2, CredentialStore, credentialsFor, loadOptions, runNode } from '../../../helpers';
-import { expectReceived, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, expectReceived, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 2, apiPath: '/v1' });
 
@@ -170,9 +170,12 @@ describe('A redirect to another origin does not carry the credential', () => {
 		store.set('complianceRecordsOAuth2Api', { ...store.stored('complianceRecordsOAuth2Api'), baseUrl: `${redirect.baseUrl}/v1` });
 		sandbox().clearRequests();
 
-		await expect(
-			loadOptions('getPartners', { credentials: store, parameters: { resource: 'client', operation: 'create', authentication: 'oAuth2' } }),
-		).rejects.toThrow();
+		const refusal = await loadOptions('getPartners', {
+			credentials: store,
+			parameters: { resource: 'client', operation: 'create', authentication: 'oAuth2' },
+		}).catch((error: Error) => error);
+
+		expect((refusal as Error).message).toBe(`The service refused the OAuth2 connection: ${answeredMessage(sandbox())}`);
 
 		expect(sandbox().requests().length).toBeGreaterThan(0);
 		for (const request of sandbox().requests()) expect(request.headers.authorization).toBeUndefined();
