@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
 import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { listAll, touchClient } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 30 });
 
@@ -81,16 +82,7 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		});
 
 	async function everyClient(): Promise<IDataObject[]> {
-		const clients: IDataObject[] = [];
-		let cursor: string | undefined;
-		do {
-			const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(
-				large.sandbox(),
-				`/clients?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-			);
-			clients.push(...page.data);
-			cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
-		} while (cursor);
+		const clients = await listAll(large.sandbox());
 		large.sandbox().clearRequests();
 		return clients;
 	}
@@ -112,12 +104,7 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 
 	it('with Include Overdue also keeps the reviews already past', async () => {
 		const overdue = (await everyClient())[10];
-		const patched = await fetch(`${large.sandbox().baseUrl}/clients/${String(overdue.id)}`, {
-			method: 'PATCH',
-			headers: { authorization: `Bearer ${large.sandbox().apiKey}`, 'accept-version': '1.0.0', 'content-type': 'application/json' },
-			body: JSON.stringify({ nextReviewDate: dateIn(-3) }),
-		});
-		expect(patched.status).toBe(200);
+		await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-3) });
 		const clients = await everyClient();
 		const last = dateIn(7);
 
