@@ -174,8 +174,7 @@ async function saveCredential(n8n: N8n, name: string, type: string, data: Record
 		if (type.endsWith('OAuth2Api')) await n8n.rest.request('DELETE', `/credentials/${found.id}/oauth-token`);
 		return found.id;
 	}
-	const created = await n8n.rest.request<{ id: string }>('POST', '/credentials', { name, type, data });
-	return created.id;
+	return (await n8n.rest.createCredential(name, type, data)).id;
 }
 
 /**
@@ -190,9 +189,7 @@ async function publishWorkflow(n8n: N8n, workflow: WorkflowJson): Promise<string
 	}
 	const body: WorkflowJson = { ...workflow };
 	delete body.id; // n8n gives the new workflow its own id
-	const created = await n8n.rest.request<{ id: string; versionId: string }>('POST', '/workflows', body);
-	await n8n.rest.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
-	return created.id;
+	return await n8n.rest.publishWorkflow(body);
 }
 
 /** Deletes an archived workflow; n8n unpublishes it in the background first (409 until done). */

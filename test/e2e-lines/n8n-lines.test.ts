@@ -9,6 +9,7 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import { countDelivery, triggerEmissions, type Change } from '../../scripts/delivery';
 import { nodeOutput, waitFor, type ExecutionRun } from '../../scripts/n8n-instance';
 import { describeEveryOperation } from '../e2e/operations';
+import { newApiKeyCredential } from '../helpers/sandboxControl';
 import {
 	ACTION_NODE,
 	line,
@@ -31,15 +32,7 @@ describe.each(VERSIONS)('n8n %s: every operation of the action node, with the AP
 	describeEveryOperation({
 		nodeType: ACTION_NODE,
 		run: async (workflow) => await runWorkflow(version, workflow),
-		async newApiKeyCredential(name) {
-			const { key } = await sandboxControl<{ key: string }>('POST', '/api-keys', { name: `${name} (n8n ${version})` });
-			const credential = await (await signedIn(version)).request<{ id: string; name: string }>('POST', '/credentials', {
-				name,
-				type: 'complianceRecordsApi',
-				data: { baseUrl: lines().sandbox.baseUrl, apiKey: key },
-			});
-			return { id: credential.id, name: credential.name, apiKey: key };
-		},
+		newApiKeyCredential: async (name) => await newApiKeyCredential(await signedIn(version), lines().sandbox.baseUrl, `${name} (n8n ${version})`),
 		baseUrl: () => lines().sandbox.baseUrl,
 		sandboxRequests,
 	});

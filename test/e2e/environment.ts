@@ -136,20 +136,6 @@ export async function signedIn(): Promise<N8nRest> {
 	return rest;
 }
 
-/**
- * A new API key of the main firm (as made in the service's web app) and an n8n credential with
- * it: the requests a test causes can then be told apart in the sandbox's request log.
- */
-export async function withNewApiKey(rest: N8nRest, name: string): Promise<{ id: string; name: string; apiKey: string }> {
-	const { key } = await sandboxControl<{ key: string }>('POST', '/api-keys', { name });
-	const credential = await rest.request<{ id: string; name: string }>('POST', '/credentials', {
-		name,
-		type: 'complianceRecordsApi',
-		data: { baseUrl: e2e().sandbox.baseUrl, apiKey: key },
-	});
-	return { id: credential.id, name: credential.name, apiKey: key };
-}
-
 /** Saves a workflow (nodes of this package typed `CUSTOM.`, as loaded here) and runs it with `n8n execute`. */
 export async function runWorkflow(rest: N8nRest, workflow: WorkflowJson): Promise<ExecutionRun> {
 	const saved = await rest.request<{ id: string }>('POST', '/workflows', workflow);
