@@ -7,13 +7,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import type { Authenticator, Caller } from './auth';
-import type { ControlTarget, ErrorAnswer, Faults, RequestLog } from './controls';
-import { CONTROL_PREFIX, handleControl } from './controls';
+import type { ControlTarget, Faults, RequestLog } from './controls';
+import { CONTROL_PREFIX, UNANSWERED, handleControl } from './controls';
+import type { ErrorAnswer, ErrorAnswers } from './errorFormat';
 import {
 	HttpError,
 	INTERNAL_ERROR_MESSAGE,
 	badRequest,
 	decodeComponent,
+	invalidField,
+	isLoopback,
 	jsonBody,
 	notFound,
 	queryObject,
@@ -75,6 +78,7 @@ export class Api {
 		private readonly cursors: Cursors,
 		private readonly requestLog: RequestLog,
 		private readonly faults: Faults,
+		private readonly errors: ErrorAnswers,
 		private readonly controlTarget: ControlTarget,
 		private readonly options: ApiOptions,
 		private readonly closing: AbortSignal,
@@ -85,7 +89,9 @@ export class Api {
 		const rawUrl = req.url ?? '/';
 		const url = new URL(rawUrl, 'http://sandbox.invalid');
 		if (url.pathname.startsWith(CONTROL_PREFIX)) {
-			await handleControl(req, res, url, this.controlTarget, this.options.controls);
+			// Controls off, or a caller not on this machine: 404 like any unknown path, so the routes are invisible.
+			if (this.options.controls && isLoopback(req.socket.remoteAddress)) await handleControl(req, res, url, this.controlTarget);
+			else this.errors.send(res, notFound(`No route ${req.method} ${url.pathname}`));
 			return;
 		}
 		const routePath = this.routePath(url.pathname);
@@ -97,17 +103,19 @@ export class Api {
 			headers: { ...req.headers },
 			body: undefined,
 		});
-		const logErrorAnswer = (answer: ErrorAnswer) => {
+		const answerError = (answer: ErrorAnswer) => {
 			entry.status = answer.status;
 			entry.errorMessage = answer.message;
+			this.errors.send(res, answer);
 		};
 		try {
 			const raw = await readBody(req);
 			entry.body = tryParseJson(raw);
 			const fault = this.faults.take(entry.path);
 			const faultAnswer = fault && (await this.faults.apply(fault, res, this.closing));
+			if (faultAnswer === UNANSWERED) return; // logged with no status
 			if (faultAnswer) {
-				logErrorAnswer(faultAnswer);
+				answerError(faultAnswer);
 			} else {
 				const { status, body } = this.dispatch(req, url, routePath, raw);
 				sendJson(res, status, body);
@@ -119,11 +127,10 @@ export class Api {
 				return;
 			}
 			if (!(error instanceof HttpError)) {
-				logErrorAnswer({ status: 500, message: INTERNAL_ERROR_MESSAGE });
-				throw error; // answered 500 and reported by the server's error guard
+				answerError({ status: 500, message: INTERNAL_ERROR_MESSAGE });
+				throw error; // reported by the server's error guard
 			}
-			logErrorAnswer(error);
-			sendJson(res, error.status, { message: error.message }, error.headers);
+			answerError(error);
 		} finally {
 			const elapsed = (performance.now() - started).toFixed(1);
 			const status = entry.status ?? 'aborted';
@@ -148,7 +155,7 @@ export class Api {
 		const operation = methods[req.method ?? ''];
 		if (!operation) {
 			throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}: use ${Object.keys(methods).join(' or ')}`, {
-				allow: Object.keys(methods).join(', '),
+				headers: { allow: Object.keys(methods).join(', ') },
 			});
 		}
 		const version = req.headers['accept-version'];
@@ -251,7 +258,7 @@ export class Api {
 		try {
 			return write();
 		} catch (error) {
-			if (error instanceof ConflictError) throw new HttpError(409, error.message);
+			if (error instanceof ConflictError) throw new HttpError(409, error.message, { field: error.field });
 			throw error;
 		}
 	}
@@ -261,13 +268,14 @@ export class Api {
 function checkQueryNames(params: URLSearchParams, allowed: string[]): void {
 	for (const name of new Set(params.keys())) {
 		if (!allowed.includes(name)) {
-			throw badRequest(
+			throw invalidField(
+				name,
 				allowed.length
 					? `Unknown query parameter '${name}': this endpoint accepts ${allowed.join(', ')}`
 					: `Unknown query parameter '${name}': this endpoint takes no query parameters`,
 			);
 		}
-		if (params.getAll(name).length > 1) throw badRequest(`The query parameter ${name} is given more than once`);
+		if (params.getAll(name).length > 1) throw invalidField(name, `The query parameter ${name} is given more than once`);
 	}
 }
 
@@ -276,17 +284,18 @@ function listQuery(params: URLSearchParams) {
 	const limitText = params.get('limit');
 	const limit = limitText === null ? DEFAULT_LIMIT : /^\d+$/.test(limitText) ? Number(limitText) : NaN;
 	if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-		throw badRequest(`limit must be a whole number from 1 to ${MAX_LIMIT} (got '${limitText}')`);
+		throw invalidField('limit', `limit must be a whole number from 1 to ${MAX_LIMIT} (got '${limitText}')`);
 	}
 	const cursor = params.get('cursor') ?? undefined;
-	if (cursor === '') throw badRequest('cursor is empty: omit it for the first page, or pass meta.next_cursor');
+	if (cursor === '') throw invalidField('cursor', 'cursor is empty: omit it for the first page, or pass meta.next_cursor');
 	const since = params.get('sinceModifiedAt');
 	let sinceModifiedAt: number | undefined;
 	if (since !== null && since !== '') {
 		// Timestamps here are in milliseconds: finer fractions are cut before parsing.
 		sinceModifiedAt = DATE_TIME.test(since) ? Date.parse(since.replace(/(\.\d{3})\d+/, '$1')) : NaN;
 		if (Number.isNaN(sinceModifiedAt)) {
-			throw badRequest(
+			throw invalidField(
+				'sinceModifiedAt',
 				`sinceModifiedAt must be a date-time such as 2026-01-31T09:30:00.000Z (got '${since}'; ` +
 					"a '+' in an offset must be URL-encoded as %2B)",
 			);

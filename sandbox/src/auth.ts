@@ -36,7 +36,7 @@ interface ApiKey {
 }
 
 const unauthorized = (message: string) =>
-	new HttpError(401, message, { 'www-authenticate': 'Bearer realm="compliance-records"' });
+	new HttpError(401, message, { headers: { 'www-authenticate': 'Bearer realm="compliance-records"' } });
 
 /** API keys, as the service's web application issues them under the firm's API services. */
 export class ApiKeys {
@@ -177,7 +177,7 @@ export class Authenticator {
 		const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
 		if (!scopes.includes(apiScope)) {
 			throw new HttpError(403, `The access token lacks the scope ${apiScope}: request the scopes 'openid ${apiScope}'`, {
-				'www-authenticate': `Bearer error="insufficient_scope", scope="${apiScope}"`,
+				headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${apiScope}"` },
 			});
 		}
 		return { firmId: claims.firm, readOnly: false };

@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 
-import { COMPANY_REGISTRY, startSandbox } from './index';
+import type { ErrorFormat } from './index';
+import { COMPANY_REGISTRY, ERROR_FORMATS, startSandbox } from './index';
 
 const USAGE = `Usage: compliance-records-sandbox [options]
 
@@ -23,6 +24,8 @@ A local sandbox of the Client Compliance Records Service, with demo data.
                         (default n8n's callback on localhost:5678 and 127.0.0.1:5678)
   --access-token-ttl S  access token lifetime in seconds (default 3600)
   --controls            answer the test control routes under /__sandbox/ (loopback only)
+  --error-format NAME   shape of the API's error answers: ${ERROR_FORMATS.join(', ')}
+                        (default message: { "message": "..." })
   --quiet               do not log requests
   --help                show this help
 `;
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
 				'redirect-uri': { type: 'string', multiple: true },
 				'access-token-ttl': { type: 'string' },
 				controls: { type: 'boolean' },
+				'error-format': { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
@@ -66,6 +70,10 @@ async function main(): Promise<void> {
 		return;
 	}
 	const clients = wholeNumber('clients', values.clients, 500);
+	const errorFormat = values['error-format'];
+	if (errorFormat !== undefined && !ERROR_FORMATS.includes(errorFormat as ErrorFormat)) {
+		fail(`--error-format must be one of ${ERROR_FORMATS.join(', ')} (got '${errorFormat}')`);
+	}
 	const sandbox = await startSandbox({
 		port: wholeNumber('port', values.port, 4010),
 		authPort: wholeNumber('auth-port', values['auth-port'], 4011),
@@ -78,6 +86,7 @@ async function main(): Promise<void> {
 		redirectUris: values['redirect-uri'],
 		accessTokenTtlSeconds: values['access-token-ttl'] === undefined ? undefined : wholeNumber('access-token-ttl', values['access-token-ttl'], 0),
 		controls: values.controls,
+		errorFormat: errorFormat as ErrorFormat | undefined,
 		log: values.quiet ? undefined : (line) => console.log(`${new Date().toISOString()} ${line}`),
 	}).catch((error: NodeJS.ErrnoException) => {
 		fail(error.code === 'EADDRINUSE' ? `a port is already in use (${error.message}); choose others with --port and --auth-port` : error.message);

@@ -1,14 +1,16 @@
 /**
  * Test controls: the request log, fault injection, and the HTTP routes under `/__sandbox/`
  * through which a test in another process (a real n8n's e2e run) drives the clock, faults,
- * logs, AML determinations and API keys. Off unless `controls` is on; loopback callers only.
+ * the error format, logs, AML determinations and API keys. Off unless `controls` is on;
+ * loopback callers only.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
-import { HttpError, badRequest, decodeComponent, isLoopback, jsonBody, notFound, readBody, sendJson } from './http';
+import type { ErrorAnswer, ErrorFormat } from './errorFormat';
+import { HttpError, badRequest, decodeComponent, httpDate, jsonBody, notFound, readBody, sendJson, untilClosed } from './http';
 import type { ChangeRecord, RiskLevel } from './store';
 
 /** One API request as the service received it. */
@@ -24,19 +26,14 @@ export interface LoggedRequest {
 	headers: Record<string, string | string[] | undefined>;
 	/** The parsed JSON body, or undefined when there was none or it was not JSON. */
 	body: unknown;
-	/** The status answered; undefined while the request is still being answered. */
+	/** The status answered; undefined while the request is being answered, or if it never was (a hang fault). */
 	status?: number;
 	/**
-	 * For an error answer (status 400 or more): the `message` it carried, exactly as sent. A test
-	 * can check that this reaches the user without repeating the sandbox's wording.
+	 * For an error answer (status 400 or more): its message, exactly as sent inside the body
+	 * (whatever the error format). A test can check that this reaches the user without repeating
+	 * the sandbox's wording.
 	 */
 	errorMessage?: string;
-}
-
-/** An error as answered: its status and the `message` of its body. */
-export interface ErrorAnswer {
-	status: number;
-	message: string;
 }
 
 export class RequestLog {
@@ -63,17 +60,17 @@ export interface FaultOptions {
 	status?: 500 | 503 | 429;
 	/** Sent as Retry-After (429 gets 1 second when not given). */
 	retryAfterSeconds?: number;
+	/** Retry-After as delay-seconds (default) or as an HTTP date: the service clock's now plus retryAfterSeconds. */
+	retryAfterAs?: 'seconds' | 'date';
 	/** Wait this long before answering (with `status`, or normally without). */
 	delayMs?: number;
+	/** Read the request, then never answer it: it stays open until the client gives up or the sandbox closes. */
+	hang?: boolean;
 	/** Only requests whose path (relative to the API base) starts with this. */
 	path?: string;
 }
 
-export interface Fault {
-	status?: number;
-	retryAfterSeconds?: number;
-	delayMs?: number;
-}
+type Fault = Omit<FaultOptions, 'count' | 'path'>;
 
 const FAULT_MESSAGES: Record<number, string> = {
 	500: 'Internal server error (a fault injected by the sandbox)',
@@ -81,16 +78,27 @@ const FAULT_MESSAGES: Record<number, string> = {
 	429: 'Too many requests (a fault injected by the sandbox): retry after the Retry-After delay',
 };
 
+/** What `Faults.apply` answers for a request that is never answered. */
+export const UNANSWERED = 'unanswered';
+
 export class Faults {
 	private pending: (FaultOptions & { remaining: number })[] = [];
 
+	/** `nowMs` is the service clock, for Retry-After as a date. */
+	constructor(private readonly nowMs: () => number) {}
+
 	inject(options: FaultOptions): void {
-		const { count, status, retryAfterSeconds, delayMs, path } = options;
+		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, path } = options;
 		if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number of requests, at least 1');
 		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 503 or 429');
-		if (status === undefined && delayMs === undefined) throw new RangeError('give a status, a delayMs, or both');
+		if (hang !== undefined && typeof hang !== 'boolean') throw new RangeError('hang must be true or false');
+		if (hang && (status !== undefined || delayMs !== undefined)) throw new RangeError('hang never answers: give it no status or delayMs');
+		if (status === undefined && delayMs === undefined && !hang) throw new RangeError('give a status, a delayMs (or both), or hang: true');
 		for (const [name, value] of Object.entries({ retryAfterSeconds, delayMs })) {
 			if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`${name} must be a whole number, 0 or more`);
+		}
+		if (retryAfterAs !== undefined && retryAfterAs !== 'seconds' && retryAfterAs !== 'date') {
+			throw new RangeError("retryAfterAs must be 'seconds' or 'date'");
 		}
 		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) throw new RangeError("path must start with '/'");
 		this.pending.push({ ...options, remaining: count });
@@ -106,18 +114,29 @@ export class Faults {
 		if (!fault) return undefined;
 		if (--fault.remaining === 0) this.pending.splice(this.pending.indexOf(fault), 1);
 		const retryAfterSeconds = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
-		return { status: fault.status, retryAfterSeconds, delayMs: fault.delayMs };
+		return { status: fault.status, retryAfterSeconds, retryAfterAs: fault.retryAfterAs, delayMs: fault.delayMs, hang: fault.hang };
 	}
 
-	/** Applies a fault: waits, then answers its status (returning that answer) or lets the request through. */
-	async apply(fault: Fault, res: ServerResponse, signal: AbortSignal): Promise<ErrorAnswer | undefined> {
+	/**
+	 * Applies a fault: waits, then gives the error to answer, or UNANSWERED once a hung request's
+	 * client or the sandbox closed, or undefined to let the request through.
+	 */
+	async apply(fault: Fault, res: ServerResponse, signal: AbortSignal): Promise<ErrorAnswer | typeof UNANSWERED | undefined> {
 		if (fault.delayMs) await sleep(fault.delayMs, undefined, { signal });
+		if (fault.hang) {
+			await untilClosed(res, signal);
+			return UNANSWERED;
+		}
 		if (fault.status === undefined) return undefined;
-		const headers: Record<string, string> =
-			fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
-		const answer = { status: fault.status, message: FAULT_MESSAGES[fault.status] };
-		sendJson(res, answer.status, { message: answer.message }, headers);
-		return answer;
+		return { status: fault.status, message: FAULT_MESSAGES[fault.status], headers: this.retryAfter(fault) };
+	}
+
+	private retryAfter({ retryAfterSeconds, retryAfterAs }: Fault): Record<string, string> {
+		if (retryAfterSeconds === undefined) return {};
+		if (retryAfterAs !== 'date') return { 'retry-after': String(retryAfterSeconds) };
+		// Date from the same instant, so that Retry-After minus Date is exactly the delay.
+		const nowMs = this.nowMs();
+		return { date: httpDate(nowMs), 'retry-after': httpDate(nowMs + retryAfterSeconds * 1000) };
 	}
 }
 
@@ -131,6 +150,8 @@ export interface SandboxControls {
 	setClock(setting: ClockSetting): void;
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
+	/** The shape of the API's error answers from now on (see ERROR_FORMATS); default `message`. */
+	setErrorFormat(format: ErrorFormat): void;
 	requests(): LoggedRequest[];
 	clearRequests(): void;
 	changes(): ChangeRecord[];
@@ -148,23 +169,14 @@ export interface ControlTarget extends SandboxControls {
 export const CONTROL_PREFIX = '/__sandbox/';
 
 /**
- * Answers a request under `/__sandbox/`. When controls are off or the caller is not on this
- * machine it answers 404 like any unknown path, so the routes are invisible.
+ * Answers a request under `/__sandbox/` from a caller allowed to use the controls. Its errors
+ * are `{ "message": "..." }` whatever the API's error format: these routes are not the API.
  */
-export async function handleControl(
-	req: IncomingMessage,
-	res: ServerResponse,
-	url: URL,
-	target: ControlTarget,
-	enabled: boolean,
-): Promise<number> {
+export async function handleControl(req: IncomingMessage, res: ServerResponse, url: URL, target: ControlTarget): Promise<number> {
 	const respond = (status: number, body?: unknown) => {
 		sendJson(res, status, body);
 		return status;
 	};
-	if (!enabled || !isLoopback(req.socket.remoteAddress)) {
-		return respond(404, { message: `No route ${req.method} ${url.pathname}` });
-	}
 	try {
 		const raw = await readBody(req);
 		const body = () => {
@@ -189,6 +201,9 @@ export async function handleControl(
 				return respond(204);
 			case 'DELETE /faults':
 				target.clearFaults();
+				return respond(204);
+			case 'POST /error-format':
+				target.setErrorFormat(body().format as ErrorFormat);
 				return respond(204);
 			case 'GET /requests':
 				return respond(200, { data: target.requests() });

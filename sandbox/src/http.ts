@@ -1,14 +1,20 @@
 /** Small HTTP helpers shared by the API, the authorization server and the control routes. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-/** An error answered as `{ "message": "..." }` with its status (and optional headers). */
+/** An error answered with its status, its message (in the chosen error format) and optional headers. */
 export class HttpError extends Error {
+	readonly headers: Record<string, string>;
+	/** The body field or query parameter the error is about, when it is about one. */
+	readonly field?: string;
+
 	constructor(
 		readonly status: number,
 		message: string,
-		readonly headers: Record<string, string> = {},
+		options: { headers?: Record<string, string>; field?: string } = {},
 	) {
 		super(message);
+		this.headers = options.headers ?? {};
+		this.field = options.field;
 	}
 }
 
@@ -17,6 +23,8 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal error in the sandbox';
 
 export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
+/** A 400 about one body field or query parameter, named in `field`. */
+export const invalidField = (field: string, message: string) => new HttpError(400, message, { field });
 
 export function sendJson(
 	res: ServerResponse,
@@ -24,18 +32,23 @@ export function sendJson(
 	body: unknown,
 	headers: Record<string, string> = {},
 ): void {
-	if (res.headersSent || res.destroyed) return;
 	if (status === 204) {
-		res.writeHead(status, headers).end();
+		if (!res.headersSent && !res.destroyed) res.writeHead(status, headers).end();
 		return;
 	}
-	const text = JSON.stringify(body);
+	sendBody(res, status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
+}
+
+export function sendBody(
+	res: ServerResponse,
+	status: number,
+	contentType: string,
+	text: string,
+	headers: Record<string, string> = {},
+): void {
+	if (res.headersSent || res.destroyed) return;
 	res
-		.writeHead(status, {
-			'content-type': 'application/json; charset=utf-8',
-			'content-length': Buffer.byteLength(text),
-			...headers,
-		})
+		.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), ...headers })
 		.end(text);
 }
 
@@ -51,9 +64,26 @@ export function dateFromClock(res: ServerResponse, nowMs: () => number): void {
 	const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
 	// Every way of answering (writeHead, or end() on its own) goes through writeHead.
 	res.writeHead = ((...args: unknown[]) => {
-		if (!res.hasHeader('date')) res.setHeader('date', new Date(nowMs()).toUTCString());
+		if (!res.hasHeader('date')) res.setHeader('date', httpDate(nowMs()));
 		return writeHead(...args);
 	}) as ServerResponse['writeHead'];
+}
+
+/** An HTTP date (RFC 9110 §5.6.7, IMF-fixdate), e.g. `Thu, 01 May 2031 08:00:00 GMT`. */
+export const httpDate = (ms: number) => new Date(ms).toUTCString();
+
+/** Resolves once the connection of `res` closes (the client gave up) or `signal` aborts (the sandbox closes). */
+export function untilClosed(res: ServerResponse, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve) => {
+		if (res.destroyed || signal.aborted) return resolve();
+		const done = () => {
+			res.off('close', done);
+			signal.removeEventListener('abort', done);
+			resolve();
+		};
+		res.once('close', done);
+		signal.addEventListener('abort', done);
+	});
 }
 
 /** The whole request body; 413 past 1 MB. */

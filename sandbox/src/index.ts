@@ -14,6 +14,8 @@ import type { ClockSetting } from './clock';
 import { Clock } from './clock';
 import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from './controls';
 import { Faults, NotFoundError, RequestLog } from './controls';
+import type { ErrorFormat } from './errorFormat';
+import { ErrorAnswers } from './errorFormat';
 import { INTERNAL_ERROR_MESSAGE, closeServer, dateFromClock, listen, origin, sendJson } from './http';
 import { Cursors } from './paging';
 import { Renderer } from './render';
@@ -21,7 +23,8 @@ import { seedStore } from './seed';
 import type { ChangeRecord, RiskLevel } from './store';
 import { RISK_LEVELS, Store } from './store';
 
-export type { ApiKeyOptions, ChangeRecord, ClockSetting, FaultOptions, LoggedRequest, RiskLevel, SandboxControls };
+export type { ApiKeyOptions, ChangeRecord, ClockSetting, ErrorFormat, FaultOptions, LoggedRequest, RiskLevel, SandboxControls };
+export { ERROR_FORMATS } from './errorFormat';
 export { COMPANY_REGISTRY } from './registry';
 
 export const DEMO_API_KEY = 'crs_demo_harwood_finch_4f8e2b1c9a7d6e5f';
@@ -55,6 +58,8 @@ export interface SandboxOptions {
 	accessTokenTtlSeconds?: number;
 	/** Answer the test control routes under /__sandbox/ (loopback callers only). Default false. */
 	controls?: boolean;
+	/** The shape of the API's error answers (one of ERROR_FORMATS); default `message`: `{ "message": "..." }`. */
+	errorFormat?: ErrorFormat;
 	/** Receives one line per request (method, path, status, time); never headers or bodies. */
 	log?: (line: string) => void;
 }
@@ -85,6 +90,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const apiKey = options.apiKey ?? DEMO_API_KEY;
 	const oauthClientId = options.oauthClientId ?? DEMO_OAUTH_CLIENT_ID;
 	const redirectUris = [...(options.redirectUris ?? DEFAULT_REDIRECT_URIS)];
+	const errorAnswers = new ErrorAnswers(options.errorFormat ?? 'message');
 
 	const signing = Jwt.create(); // generates its key on the thread pool while we seed
 	const clock = new Clock();
@@ -116,13 +122,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const renderer = new Renderer(store, baseUrl);
 	const requestLog = new RequestLog();
-	const faults = new Faults();
+	const faults = new Faults(() => clock.nowMs());
 	const cursors = new Cursors(createHash('sha256').update(`cursor:${seed}`).digest());
 	const controls: ControlTarget = {
 		setClock: (setting) => clock.set(setting),
 		clock: () => clock.describe(),
 		injectFaults: (fault) => faults.inject(fault),
 		clearFaults: () => faults.clear(),
+		setErrorFormat: (format) => errorAnswers.setFormat(format),
 		requests: () => requestLog.all(),
 		clearRequests: () => requestLog.clear(),
 		changes: () => store.changes(),
@@ -146,6 +153,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		cursors,
 		requestLog,
 		faults,
+		errorAnswers,
 		controls,
 		{ apiPath, controls: options.controls === true, log: options.log },
 		closing.signal,
@@ -187,6 +195,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		setClock: controls.setClock,
 		injectFaults: controls.injectFaults,
 		clearFaults: controls.clearFaults,
+		setErrorFormat: controls.setErrorFormat,
 		requests: controls.requests,
 		clearRequests: controls.clearRequests,
 		changes: controls.changes,

@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import { badRequest } from './http';
+import { invalidField } from './http';
 
 const MARKER = Buffer.from([0xfb, 0xff]);
 const MAC_BYTES = 8;
@@ -56,24 +56,26 @@ export class Cursors {
 	/** The position a cursor points at; 400 for anything this sandbox did not issue for `scope`. */
 	decode(scope: CursorScope, cursor: string): number {
 		if (cursor.includes(' ')) {
-			throw badRequest(
+			throw invalidField(
+				'cursor',
 				"Invalid cursor: it contains a space, so a '+' in it was sent without URL-encoding. " +
 					'Pass meta.next_cursor back unchanged and URL-encoded (+ as %2B, / as %2F, = as %3D).',
 			);
 		}
 		const bytes = BASE64.test(cursor) ? Buffer.from(cursor, 'base64') : Buffer.alloc(0);
 		if (bytes.length !== CURSOR_BYTES || !bytes.subarray(0, MARKER.length).equals(MARKER)) {
-			throw badRequest('Invalid cursor: pass meta.next_cursor back unchanged (URL-encoded), or omit cursor for the first page.');
+			throw invalidField('cursor', 'Invalid cursor: pass meta.next_cursor back unchanged (URL-encoded), or omit cursor for the first page.');
 		}
 		const position = bytes.readUInt32BE(MARKER.length);
 		const mac = bytes.subarray(MARKER.length + 4);
 		if (!timingSafeEqual(mac, this.mac(scope, position))) {
 			for (let generation = 0; generation < this.generation; generation++) {
 				if (timingSafeEqual(mac, this.mac(scope, position, generation))) {
-					throw badRequest('This cursor has expired: start the listing again without a cursor.');
+					throw invalidField('cursor', 'This cursor has expired: start the listing again without a cursor.');
 				}
 			}
-			throw badRequest(
+			throw invalidField(
+				'cursor',
 				'Invalid cursor for this request: a cursor only works on the list and with the sinceModifiedAt ' +
 					'of the request that returned it. Start again without a cursor.',
 			);

@@ -178,7 +178,15 @@ export class FirmData {
 }
 
 /** Thrown when a request conflicts with stored data (answered 409). */
-export class ConflictError extends Error {}
+export class ConflictError extends Error {
+	constructor(
+		message: string,
+		/** The field whose value is taken. */
+		readonly field: string,
+	) {
+		super(message);
+	}
+}
 
 /** A new client's entity, as validated from a createClient request. */
 export type NewEntity =
@@ -415,6 +423,7 @@ export class Store {
 		if (holder !== undefined && holder !== clientId) {
 			throw new ConflictError(
 				`referenceNumber '${referenceNumber}' is already used by client ${holder}; reference numbers are unique within the firm`,
+				'referenceNumber',
 			);
 		}
 		data.clientIdsByReference.set(referenceNumber, clientId);

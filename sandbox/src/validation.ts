@@ -1,9 +1,9 @@
 /**
  * Validation of request bodies (spec §4.1, §4.3): required fields, types, formats, the four
  * entity variants of createClient, ids that must exist in the caller's firm. Every failure is
- * a 400 whose message names the field. Unknown fields, at any depth, are refused by name.
+ * a 400 whose message names the field (also given as the error's `field`). Unknown fields, at any depth, are refused by name.
  */
-import { badRequest } from './http';
+import { badRequest, invalidField } from './http';
 import { findRegisteredCompany, COMPANY_REGISTRY } from './registry';
 import type {
 	Address,
@@ -45,11 +45,12 @@ const fieldName = (path: string, key: string) => (path ? `${path}.${key}` : key)
 /** A JSON object whose keys are all in `allowed`. */
 function object(value: unknown, path: string, allowed: readonly string[]): Json {
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw badRequest(`${path || 'The request body'} must be a JSON object`);
+		throw path ? invalidField(path, `${path} must be a JSON object`) : badRequest('The request body must be a JSON object');
 	}
 	for (const key of Object.keys(value)) {
 		if (!allowed.includes(key)) {
-			throw badRequest(`Unknown field ${fieldName(path, key)}: ${path || 'the body'} accepts ${allowed.join(', ')}`);
+			const field = fieldName(path, key);
+			throw invalidField(field, `Unknown field ${field}: ${path || 'the body'} accepts ${allowed.join(', ')}`);
 		}
 	}
 	return value as Json;
@@ -57,8 +58,8 @@ function object(value: unknown, path: string, allowed: readonly string[]): Json 
 
 function required<T>(body: Json, path: string, key: string, parse: Parse<T>): T {
 	const field = fieldName(path, key);
-	if (body[key] === undefined) throw badRequest(`${field} is required`);
-	if (body[key] === null) throw badRequest(`${field} is required and must not be null`);
+	if (body[key] === undefined) throw invalidField(field, `${field} is required`);
+	if (body[key] === null) throw invalidField(field, `${field} is required and must not be null`);
 	return parse(body[key], field);
 }
 
@@ -66,7 +67,7 @@ function required<T>(body: Json, path: string, key: string, parse: Parse<T>): T 
 function optional<T>(body: Json, path: string, key: string, parse: Parse<T>): T | undefined {
 	const field = fieldName(path, key);
 	if (body[key] === undefined) return undefined;
-	if (body[key] === null) throw badRequest(`${field} must not be null: omit it to leave it unset`);
+	if (body[key] === null) throw invalidField(field, `${field} must not be null: omit it to leave it unset`);
 	return parse(body[key], field);
 }
 
@@ -75,22 +76,22 @@ function updated<T>(body: Json, key: string, parse: Parse<T>, nullable: boolean)
 	if (!(key in body)) return undefined;
 	if (body[key] === null) {
 		if (nullable) return null;
-		throw badRequest(`${key} cannot be null: send a value, or leave it out to keep the current one`);
+		throw invalidField(key, `${key} cannot be null: send a value, or leave it out to keep the current one`);
 	}
 	if (body[key] === undefined) return undefined;
 	return parse(body[key], key);
 }
 
 const text: Parse<string> = (value, field) => {
-	if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
-	if (value.trim() === '') throw badRequest(`${field} must not be empty`);
+	if (typeof value !== 'string') throw invalidField(field, `${field} must be a string`);
+	if (value.trim() === '') throw invalidField(field, `${field} must not be empty`);
 	return value;
 };
 
 const email: Parse<string> = (value, field) => {
 	const address = text(value, field);
 	if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
-		throw badRequest(`${field} must be an email address such as name@example.com`);
+		throw invalidField(field, `${field} must be an email address such as name@example.com`);
 	}
 	return address;
 };
@@ -98,7 +99,7 @@ const email: Parse<string> = (value, field) => {
 const oneOf =
 	<T extends string>(values: readonly T[]): Parse<T> =>
 	(value, field) => {
-		if (!values.includes(value as T)) throw badRequest(`${field} must be one of ${values.join(', ')}`);
+		if (!values.includes(value as T)) throw invalidField(field, `${field} must be one of ${values.join(', ')}`);
 		return value as T;
 	};
 
@@ -109,22 +110,22 @@ const isRealDate = (year: number, month: number, day: number) => {
 
 const isoDate: Parse<string> = (value, field) => {
 	const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
-	if (!match) throw badRequest(`${field} must be a date in the form YYYY-MM-DD`);
+	if (!match) throw invalidField(field, `${field} must be a date in the form YYYY-MM-DD`);
 	if (!isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
-		throw badRequest(`${field} is not a real date: ${String(value)}`);
+		throw invalidField(field, `${field} is not a real date: ${String(value)}`);
 	}
 	return value as string;
 };
 
 const integer: Parse<number> = (value, field) => {
-	if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest(`${field} must be a whole number`);
+	if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidField(field, `${field} must be a whole number`);
 	return value;
 };
 
 const stringList: Parse<string[]> = (value, field) => {
-	if (!Array.isArray(value)) throw badRequest(`${field} must be an array of strings`);
+	if (!Array.isArray(value)) throw invalidField(field, `${field} must be an array of strings`);
 	value.forEach((item, index) => text(item, `${field}[${index}]`));
-	if (new Set(value).size !== value.length) throw badRequest(`${field} lists the same id twice`);
+	if (new Set(value).size !== value.length) throw invalidField(field, `${field} lists the same id twice`);
 	return [...(value as string[])];
 };
 
@@ -135,7 +136,7 @@ const address: Parse<Address> = (value, field) => {
 	for (const key of ADDRESS_FIELDS) {
 		const member = body[key];
 		if (member === undefined) continue;
-		if (member !== null && typeof member !== 'string') throw badRequest(`${field}.${key} must be a string or null`);
+		if (member !== null && typeof member !== 'string') throw invalidField(`${field}.${key}`, `${field}.${key} must be a string or null`);
 		result[key] = member;
 	}
 	return result;
@@ -146,14 +147,14 @@ const birth: Parse<Birth> = (value, field) => {
 	const body = object(value, field, ['day', 'month', 'year']);
 	for (const key of ['day', 'month', 'year']) {
 		if (body[key] === undefined || body[key] === null) {
-			throw badRequest(`${field}.${key} is required: ${field} needs day, month and year together`);
+			throw invalidField(`${field}.${key}`, `${field}.${key} is required: ${field} needs day, month and year together`);
 		}
 	}
 	const day = integer(body.day, `${field}.day`);
 	const month = integer(body.month, `${field}.month`);
 	const year = integer(body.year, `${field}.year`);
 	if (!isRealDate(year, month, day)) {
-		throw badRequest(`${field} is not a real date: day ${day}, month ${month}, year ${year}`);
+		throw invalidField(field, `${field} is not a real date: day ${day}, month ${month}, year ${year}`);
 	}
 	return { day, month, year };
 };
@@ -170,7 +171,7 @@ function person(body: Json, path: string): PersonFields {
 }
 
 function entity(value: unknown): NewEntity {
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('entity must be a JSON object');
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidField('entity', 'entity must be a JSON object');
 	const kind = required(value as Json, 'entity', 'object', oneOf(Object.keys(ENTITY_FIELDS)));
 	const body = object(value, 'entity', ENTITY_FIELDS[kind]);
 	switch (kind) {
@@ -186,7 +187,8 @@ function entity(value: unknown): NewEntity {
 			const companyNumber = required(body, 'entity', 'companyNumber', text);
 			const company = findRegisteredCompany(companyNumber);
 			if (!company) {
-				throw badRequest(
+				throw invalidField(
+					'entity.companyNumber',
 					`entity.companyNumber '${companyNumber}' was not found in the company registry ` +
 						`(the sandbox's registry holds ${COMPANY_REGISTRY.map((known) => known.companyNumber).join(', ')})`,
 				);
@@ -221,17 +223,17 @@ function checkFirmReferences(
 ): void {
 	const { partnerId, managerId, businessUnitId, serviceIds } = fields;
 	if (typeof partnerId === 'string' && !firm.isPartner(partnerId)) {
-		throw badRequest(`partnerId '${partnerId}' is not a partner of this firm: use the id of a staff member with isPartner true (GET /firm)`);
+		throw invalidField('partnerId', `partnerId '${partnerId}' is not a partner of this firm: use the id of a staff member with isPartner true (GET /firm)`);
 	}
 	if (typeof managerId === 'string' && !firm.isManager(managerId)) {
-		throw badRequest(`managerId '${managerId}' is not a manager of this firm: use the id of a staff member with isManager true (GET /firm)`);
+		throw invalidField('managerId', `managerId '${managerId}' is not a manager of this firm: use the id of a staff member with isManager true (GET /firm)`);
 	}
 	if (typeof businessUnitId === 'string' && !firm.hasBusinessUnit(businessUnitId)) {
-		throw badRequest(`businessUnitId '${businessUnitId}' is not a business unit of this firm (GET /firm lists them)`);
+		throw invalidField('businessUnitId', `businessUnitId '${businessUnitId}' is not a business unit of this firm (GET /firm lists them)`);
 	}
 	if (Array.isArray(serviceIds)) {
 		serviceIds.forEach((id, index) => {
-			if (!firm.hasService(id)) throw badRequest(`serviceIds[${index}] '${id}' is not a service of this firm (GET /firm lists them)`);
+			if (!firm.hasService(id)) throw invalidField(`serviceIds[${index}]`, `serviceIds[${index}] '${id}' is not a service of this firm (GET /firm lists them)`);
 		});
 	}
 }

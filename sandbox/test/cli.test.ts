@@ -41,7 +41,7 @@ const stops: Array<{ signal?: NodeJS.Signals; how: string }> =
 
 describe('the compliance-records-sandbox CLI', () => {
 	it.each(stops)('starts, prints where it listens and the demo credentials, serves, and stops on $how', async ({ signal }) => {
-		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '3']);
+		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '3', '--error-format', 'problem']);
 		try {
 			const output = await cli.printed('Press Ctrl-C to stop.');
 			const baseUrl = banner(output, 'API base URL')!;
@@ -55,6 +55,8 @@ describe('the compliance-records-sandbox CLI', () => {
 			expect(clients.body.meta.total).toBe(3);
 			const refused = await send(`${baseUrl}/firm`, { headers: { 'accept-version': '1.0.0', authorization: 'Bearer not-a-real-secret-42' } });
 			expect(refused.status).toBe(401);
+			expect(refused.headers.get('content-type')).toBe('application/problem+json');
+			expect(refused.body).toMatchObject({ status: 401, title: 'Unauthorized', detail: expect.stringMatching(/^Unknown API key/) });
 			const leaky = await send(`${baseUrl}/clients?limit=1&api_key=not-a-real-secret-43`, { headers: { 'accept-version': '1.0.0' } });
 			expect(leaky.status).toBe(401);
 			expect((await send(`${authUrl}/.well-known/openid-configuration`)).body.issuer).toBe(authUrl);
@@ -75,12 +77,17 @@ describe('the compliance-records-sandbox CLI', () => {
 		const cli = runCli(['--help']);
 		expect(await cli.exited).toBe(0);
 		expect(cli.output()).toMatch(/--clients N/);
+		expect(cli.output()).toMatch(/--error-format NAME +shape of the API's error answers: message, nested, errors, problem, text, html/);
 	});
 
 	it('says what is wrong and exits 2 for a bad flag or a port in use', async () => {
 		const badFlag = runCli(['--clients', 'many']);
 		expect(await badFlag.exited).toBe(2);
 		expect(badFlag.output()).toMatch(/--clients must be a whole number/);
+
+		const badFormat = runCli(['--error-format', 'xml']);
+		expect(await badFormat.exited).toBe(2);
+		expect(badFormat.output()).toMatch(/--error-format must be one of message, nested, errors, problem, text, html \(got 'xml'\)/);
 
 		const blocker = createServer();
 		await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

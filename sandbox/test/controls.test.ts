@@ -1,4 +1,5 @@
 import { networkInterfaces } from 'node:os';
+import { performance } from 'node:perf_hooks';
 
 import type { Sandbox } from '../src';
 import { startSandbox } from '../src';
@@ -115,9 +116,93 @@ describe('test controls', () => {
 			expect(invalid.body.message).toMatch(/status must be 500, 503 or 429/);
 		});
 
+		it('can send Retry-After as an HTTP date: the service clock\'s now plus the delay, from the same instant as Date', async () => {
+			sandbox.setClock({ frozenAt: '2031-05-01T08:00:00.750Z' });
+			sandbox.injectFaults({ count: 1, status: 429, retryAfterSeconds: 90, retryAfterAs: 'date' });
+			const frozen = await api.get('/firm');
+			expect(frozen.status).toBe(429);
+			expect(frozen.headers.get('retry-after')).toBe('Thu, 01 May 2031 08:01:30 GMT');
+			expect(frozen.headers.get('date')).toBe('Thu, 01 May 2031 08:00:00 GMT');
+
+			sandbox.setClock({ frozenAt: null, offsetMs: 2 * 86_400_000 });
+			expect((await control('POST', '/faults', { count: 2, status: 503, retryAfterSeconds: 30, retryAfterAs: 'date' })).status).toBe(204);
+			for (let attempt = 0; attempt < 2; attempt++) {
+				const before = Date.parse(sandbox.now());
+				const running = await api.get('/firm');
+				const after = Date.parse(sandbox.now());
+				const retryAfter = running.headers.get('retry-after')!;
+				expect(retryAfter).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+				expect(Date.parse(retryAfter)).toBeGreaterThan(before + 30_000 - 1_000); // one-second resolution
+				expect(Date.parse(retryAfter)).toBeLessThanOrEqual(after + 30_000);
+				expect(Date.parse(retryAfter) - Date.parse(running.headers.get('date')!)).toBe(30_000);
+			}
+
+			sandbox.injectFaults({ count: 1, status: 429, retryAfterAs: 'date' }); // 429 waits 1 s unless told
+			const oneSecond = await api.get('/firm');
+			expect(Date.parse(oneSecond.headers.get('retry-after')!) - Date.parse(oneSecond.headers.get('date')!)).toBe(1_000);
+			expect(() => sandbox.injectFaults({ count: 1, status: 429, retryAfterAs: 'http-date' as 'date' })).toThrow(/retryAfterAs must be 'seconds' or 'date'/);
+		});
+
+		describe('hang', () => {
+			const waitFor = async (condition: () => boolean) => {
+				while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+			};
+
+			it('reads the request and never answers it: the client gives up, the log shows no status, the next request is answered', async () => {
+				const lines: string[] = [];
+				const logged = await startSandbox({ log: (line) => lines.push(line) });
+				try {
+					const client = apiClient(logged);
+					logged.injectFaults({ count: 1, hang: true, path: '/clients' });
+					const body = newIndividualClient({ referenceNumber: 'HUNG' });
+					const started = performance.now();
+					const gaveUp = fetch(`${logged.baseUrl}/clients`, {
+						method: 'POST',
+						headers: { 'accept-version': '1.0.0', authorization: `Bearer ${logged.apiKey}`, 'content-type': 'application/json' },
+						body: JSON.stringify(body),
+						signal: AbortSignal.timeout(300), // a client with a short timeout
+					});
+					await expect(gaveUp).rejects.toMatchObject({ name: 'TimeoutError' });
+					expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+					// The sandbox lets the request go once its client closed the connection.
+					await waitFor(() => lines.some((line) => line.startsWith('POST /clients aborted')));
+					const [hung] = logged.requests();
+					expect(hung).toMatchObject({ method: 'POST', path: '/clients', body });
+					expect(hung.status).toBeUndefined();
+					expect(hung.errorMessage).toBeUndefined();
+
+					expect((await client.get('/clients')).body.meta.total).toBe(0); // never handled
+					expect((await client.post('/clients', body)).status).toBe(201);
+				} finally {
+					await logged.close();
+				}
+			});
+
+			it('does not hold up closing the sandbox: the hung request\'s connection is closed at once', async () => {
+				const hanging = await startSandbox();
+				hanging.injectFaults({ count: 1, hang: true });
+				const pending = apiClient(hanging).get('/firm');
+				await waitFor(() => hanging.requests().length === 1);
+				const started = performance.now();
+				await hanging.close();
+				expect(performance.now() - started).toBeLessThan(500);
+				await expect(pending).rejects.toThrow(/fetch failed/);
+			});
+
+			it('is injected over HTTP too, and alone: a request that hangs has no status or delay', async () => {
+				expect((await control('POST', '/faults', { count: 1, hang: true, path: '/firm' })).status).toBe(204);
+				await expect(fetch(`${sandbox.baseUrl}/firm`, { signal: AbortSignal.timeout(200) })).rejects.toMatchObject({ name: 'TimeoutError' });
+				expect((await api.get('/firm')).status).toBe(200);
+				const invalid = await control('POST', '/faults', { count: 1, hang: true, status: 503 });
+				expect(invalid).toMatchObject({ status: 400, body: { message: 'hang never answers: give it no status or delayMs' } });
+				expect(() => sandbox.injectFaults({ count: 1, hang: true, delayMs: 10 })).toThrow(/hang never answers/);
+				expect(() => sandbox.injectFaults({ count: 1, hang: 'yes' as unknown as boolean })).toThrow(/hang must be true or false/);
+			});
+		});
+
 		it('refuses settings that make no fault', () => {
 			expect(() => sandbox.injectFaults({ count: 0, status: 500 })).toThrow(/count/);
-			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(/give a status, a delayMs, or both/);
+			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(/give a status, a delayMs \(or both\), or hang: true/);
 			expect(() => sandbox.injectFaults({ count: 1, status: 500, path: 'clients' })).toThrow(/path must start with/);
 		});
 	});
