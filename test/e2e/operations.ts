@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 
 import type { LoggedRequest } from 'compliance-records-sandbox';
-import type { WorkflowJson } from '../../scripts/demo';
-import type { ExecutionRun } from '../../scripts/n8n-instance';
-import { nodeOutput } from '../../scripts/n8n-instance';
+import type { WorkflowJson } from '../helpers/n8n/demo';
+import type { ExecutionRun } from '../helpers/n8n/instance';
+import { nodeOutput } from '../helpers/n8n/instance';
 import { serviceCall } from '../helpers/serviceApi';
 
 /** The n8n under test, as these tests use it. */

@@ -1,6 +1,6 @@
 // Installs a real n8n once into a cache outside the repo, one folder per n8n version, and reuses
 // it afterwards. `npm start` and `npm run test:e2e` (so `.ci/run` too) use it;
-// `tsx scripts/n8n-install.ts [version...]` installs ahead of time (default: N8N_VERSION;
+// `tsx test/helpers/n8n/install.ts [version...]` installs ahead of time (default: N8N_VERSION;
 // `--e2e`: every version the end-to-end tests run). Run it under scripts/with-env.sh (Node 22+
 // and npm on PATH).
 //
