@@ -15,7 +15,7 @@ source scripts/system-packages.sh
 ensure_system_packages chromium postgresql redis-server
 
 npm run --silent build
-tsx test/helpers/n8n/install.ts --e2e   # first run only: about 5 minutes per n8n version
+tsx scripts/n8n-install.ts --e2e   # first run only: about 5 minutes per n8n version
 
 for config in jest.e2e.config.js jest.e2e-lines.config.js jest.e2e-queue.config.js; do
 	started=$SECONDS

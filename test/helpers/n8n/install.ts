@@ -1,8 +1,7 @@
 // Installs a real n8n once into a cache outside the repo, one folder per n8n version, and reuses
 // it afterwards. `npm start` and `npm run test:e2e` (so `.ci/run` too) use it;
-// `tsx test/helpers/n8n/install.ts [version...]` installs ahead of time (default: N8N_VERSION;
-// `--e2e`: every version the end-to-end tests run). Run it under scripts/with-env.sh (Node 22+
-// and npm on PATH).
+// scripts/n8n-install.ts installs ahead of time. Run it under scripts/with-env.sh (Node 22+ and
+// npm on PATH).
 //
 // Each n8n line runs on its own Node.js and needs its own workarounds for the npm registry n8n
 // installs from (INSTALL_RECIPES below; CONTRIBUTING.md, The demo). Dependencies are
@@ -85,7 +84,7 @@ export function n8nRuntime(version = N8N_VERSION): N8nRuntime {
 	};
 }
 
-const log = (message: string) => process.stderr.write(`[n8n install] ${message}\n`);
+export const installLog = (message: string) => process.stderr.write(`[n8n install] ${message}\n`);
 
 const completeMarker = (dir: string) => join(dir, '.install-complete');
 
@@ -144,7 +143,7 @@ async function ensureNode(major: number): Promise<void> {
 	const prefix = join(node.binDir, '..', '..');
 	await withLock(prefix, async () => {
 		if (existsSync(node.bin)) return;
-		log(`fetching Node ${major} from the npm registry (the node@${major} package) into ${prefix}`);
+		installLog(`fetching Node ${major} from the npm registry (the node@${major} package) into ${prefix}`);
 		const tempDir = `${prefix}.tmp-${process.pid}`;
 		rmSync(tempDir, { recursive: true, force: true });
 		mkdirSync(tempDir, { recursive: true });
@@ -156,7 +155,7 @@ async function ensureNode(major: number): Promise<void> {
 		);
 		rmSync(prefix, { recursive: true, force: true });
 		renameSync(tempDir, prefix);
-		log(`Node ${(await capture(node.bin, ["--version"], prefix)).trim()} ready`);
+		installLog(`Node ${(await capture(node.bin, ["--version"], prefix)).trim()} ready`);
 	});
 }
 
@@ -182,8 +181,8 @@ async function install(runtime: N8nRuntime) {
 			'\t',
 		),
 	);
-	log(`installing n8n ${version} into ${runtime.dir} (on Node ${runtime.nodeMajor})`);
-	log('first time only: about 5 minutes and 2 to 3 GB; later runs reuse it');
+	installLog(`installing n8n ${version} into ${runtime.dir} (on Node ${runtime.nodeMajor})`);
+	installLog('first time only: about 5 minutes and 2 to 3 GB; later runs reuse it');
 
 	// npm and the addon build run under the Node.js that will run n8n, against its headers.
 	const node = nodeRuntime(runtime.nodeMajor);
@@ -211,7 +210,7 @@ async function install(runtime: N8nRuntime) {
 		},
 		env,
 	);
-	log(`rebuilding native addons (${NATIVE_ADDONS.join(', ')}) for Node ${runtime.nodeMajor}; SQLite compiles from source`);
+	installLog(`rebuilding native addons (${NATIVE_ADDONS.join(', ')}) for Node ${runtime.nodeMajor}; SQLite compiles from source`);
 	await runWithProgress('npm', ['rebuild', ...NATIVE_ADDONS, '--loglevel=error'], tempDir, () => 'compiling', undefined, env);
 
 	const reported = (await capture(node.bin, [join(tempDir, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], tempDir)).trim();
@@ -219,7 +218,7 @@ async function install(runtime: N8nRuntime) {
 	const nodeVersion = (await capture(node.bin, ['--version'], tempDir)).trim();
 	writeFileSync(completeMarker(tempDir), `n8n ${version} on Node ${nodeVersion}\n`);
 	renameSync(tempDir, runtime.dir);
-	log(`n8n ${version} installed in ${formatDuration(Date.now() - startedAt)}`);
+	installLog(`n8n ${version} installed in ${formatDuration(Date.now() - startedAt)}`);
 }
 
 /** Removes what an interrupted install left: temporary folders and an unfinished target. */
@@ -248,13 +247,13 @@ async function withLock(target: string, work: () => Promise<void>): Promise<void
 		}
 		const holder = Number(readFileIfExists(join(lockDir, 'pid')));
 		if (holder && !isAlive(holder)) {
-			log(`removing a stale lock left by process ${holder}`);
+			installLog(`removing a stale lock left by process ${holder}`);
 			rmSync(lockDir, { recursive: true, force: true });
 			continue;
 		}
 		if (!waitingSince) {
 			waitingSince = Date.now();
-			log(`another run (process ${holder || '?'}) is installing into ${target}; waiting for it to finish`);
+			installLog(`another run (process ${holder || '?'}) is installing into ${target}; waiting for it to finish`);
 		}
 		await sleep(2000);
 	}
@@ -291,7 +290,7 @@ function runWithProgress(
 		child.stdout.on('data', collect);
 		child.stderr.on('data', collect);
 		const ticker = setInterval(
-			() => log(`  ${formatDuration(Date.now() - startedAt)}: ${describeProgress()}`),
+			() => installLog(`  ${formatDuration(Date.now() - startedAt)}: ${describeProgress()}`),
 			15000,
 		);
 		child.on('error', (error) => {
@@ -348,18 +347,4 @@ function readFileIfExists(path: string): string {
 export function formatDuration(ms: number): string {
 	const seconds = Math.round(ms / 1000);
 	return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-}
-
-if (require.main === module) {
-	const args = process.argv.slice(2);
-	const versions = args.includes('--e2e') ? E2E_VERSIONS : args.length ? args : [N8N_VERSION];
-	(async () => {
-		for (const version of versions) {
-			const runtime = await ensureN8n(version);
-			log(`ready: n8n ${version} (${runtime.bin}, Node ${runtime.nodeMajor})`);
-		}
-	})().catch((error) => {
-		log(error.message);
-		process.exit(1);
-	});
 }
