@@ -23,11 +23,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger } from './demo';
-import { countDelivery, type Change, type Emission } from './delivery';
+import { DEMO_OWNER, everyMinuteTrigger } from '../test/helpers/n8n/demo';
+import { countDelivery, type Change, type Emission } from '../test/helpers/n8n/delivery';
 import { clientIds } from '../test/helpers/serviceApi';
-import { forwardingProxy } from './forwarding-proxy';
-import { ensureN8n, formatDuration } from './n8n-install';
+import { forwardingProxy } from '../test/helpers/forwardingProxy';
+import { ensureN8n, formatDuration } from '../test/helpers/n8n/install';
 import {
 	executionRun,
 	executionsOf,
@@ -40,8 +40,8 @@ import {
 	type ExecutionRun,
 	type N8nOptions,
 	type N8nRest,
-} from './n8n-instance';
-import { QueueMode } from './queue-mode';
+} from '../test/helpers/n8n/instance';
+import { QueueMode } from '../test/helpers/n8n/queueMode';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
 const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'crash-recovery');

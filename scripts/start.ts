@@ -12,9 +12,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox } from 'compliance-records-sandbox';
-import { API_KEY_CREDENTIAL, DEMO_OWNER, OAUTH2_CREDENTIAL, provisionDemo } from './demo';
-import { ensureN8n, formatDuration, isN8nInstalled, N8N_VERSION } from './n8n-install';
-import { assertPortFree, N8n } from './n8n-instance';
+import { API_KEY_CREDENTIAL, DEMO_OWNER, OAUTH2_CREDENTIAL, provisionDemo } from '../test/helpers/n8n/demo';
+import { ensureN8n, formatDuration, isN8nInstalled, N8N_VERSION } from '../test/helpers/n8n/install';
+import { assertPortFree, N8n } from '../test/helpers/n8n/instance';
 
 const PORTS = { n8n: 5678, taskBroker: 5679, sandboxApi: 4010, sandboxAuth: 4011 };
 const DEMO_CLIENTS = 500;

@@ -11,8 +11,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson } from '../../scripts/demo';
-import { N8N_1X_VERSION, N8N_VERSION } from '../../scripts/n8n-install';
+import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson } from '../helpers/n8n/demo';
+import { N8N_1X_VERSION, N8N_VERSION } from '../helpers/n8n/install';
 import {
 	executeWorkflow,
 	freePort,
@@ -24,7 +24,7 @@ import {
 	waitFor,
 	type ExecutionRun,
 	type N8nOptions,
-} from '../../scripts/n8n-instance';
+} from '../helpers/n8n/instance';
 import { sandboxControlAt } from '../helpers/sandboxControl';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');

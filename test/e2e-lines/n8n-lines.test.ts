@@ -6,8 +6,8 @@
  * grant comes last.
  */
 import type { LoggedRequest } from 'compliance-records-sandbox';
-import { countDelivery, triggerEmissions, type Change } from '../../scripts/delivery';
-import { nodeOutput, waitFor, type ExecutionRun } from '../../scripts/n8n-instance';
+import { countDelivery, triggerEmissions, type Change } from '../helpers/n8n/delivery';
+import { nodeOutput, waitFor, type ExecutionRun } from '../helpers/n8n/instance';
 import { describeEveryOperation } from '../e2e/operations';
 import { newApiKeyCredential } from '../helpers/sandboxControl';
 import {

@@ -1,17 +1,17 @@
 /**
- * n8n 2.40.7 in queue mode (scripts/queue-mode.ts): PostgreSQL, Redis, a main and a worker, the
- * package installed into each instance's `~/.n8n/nodes` as the README tells users. The main has
- * the demo owner, an API key credential, a published trigger (Client Created or Modified, every
- * minute) and a published webhook workflow that creates a client. Both instances log at debug
- * level, so their logs show who polls and who executes. Jest's global setup starts it all.
+ * n8n 2.40.7 in queue mode (test/helpers/n8n/queueMode.ts): PostgreSQL, Redis, a main and a worker,
+ * the package installed into each instance's `~/.n8n/nodes` as the README tells users. The main
+ * has the demo owner, an API key credential, a published trigger (Client Created or Modified,
+ * every minute) and a published webhook workflow that creates a client. Both instances log at
+ * debug level, so their logs show who polls and who executes. Jest's global setup starts it all.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger } from '../../scripts/demo';
-import { N8nRest, packPackage, PACKAGE_NAME, waitFor, type N8n } from '../../scripts/n8n-instance';
-import { QueueMode } from '../../scripts/queue-mode';
+import { DEMO_OWNER, everyMinuteTrigger } from '../helpers/n8n/demo';
+import { N8nRest, packPackage, PACKAGE_NAME, waitFor, type N8n } from '../helpers/n8n/instance';
+import { QueueMode } from '../helpers/n8n/queueMode';
 import { sandboxControlAt } from '../helpers/sandboxControl';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');

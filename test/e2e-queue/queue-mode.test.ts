@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { countDelivery, triggerEmissions, type Change } from '../../scripts/delivery';
-import { executionsOf, waitFor } from '../../scripts/n8n-instance';
+import { countDelivery, triggerEmissions, type Change } from '../helpers/n8n/delivery';
+import { executionsOf, waitFor } from '../helpers/n8n/instance';
 import { clientIds, touchClient } from '../helpers/serviceApi';
 import { queue, sandboxControl, signedIn, TRIGGER_NAME, WEBHOOK_PATH } from './environment';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { chromium, selectors, type Browser, type Page } from 'playwright-core';
 
-import { DEMO_OWNER } from '../../scripts/demo';
+import { DEMO_OWNER } from '../helpers/n8n/demo';
 import { ARTIFACTS_DIR, e2e } from './environment';
 
 export const SCREENSHOTS_DIR = join(ARTIFACTS_DIR, 'screenshots');

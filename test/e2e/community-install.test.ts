@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { readExample } from '../../scripts/demo';
-import { executeWorkflow, installPackage, n8nCommand, packPackage, PACKAGE_NAME, type N8nOptions } from '../../scripts/n8n-instance';
+import { readExample } from '../helpers/n8n/demo';
+import { executeWorkflow, installPackage, n8nCommand, packPackage, PACKAGE_NAME, type N8nOptions } from '../helpers/n8n/instance';
 import { e2e, nodeOutput, PROJECT_ROOT } from './environment';
 
 let folder: string;

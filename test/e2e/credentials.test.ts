@@ -2,7 +2,7 @@
  * The credential test (the editor's "Retry"/"Test" button on a credential), through the running
  * n8n's REST API exactly as the editor calls it: POST /rest/credentials/test.
  */
-import type { N8nRest } from '../../scripts/n8n-instance';
+import type { N8nRest } from '../helpers/n8n/instance';
 import { e2e, sandboxControl, sandboxRequests, signedIn } from './environment';
 
 let rest: N8nRest;

@@ -4,7 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 
-import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL } from '../../scripts/demo';
+import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL } from '../helpers/n8n/demo';
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
 import { e2e, nodeOutput, runWorkflow, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
 

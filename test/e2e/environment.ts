@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../../scripts/demo';
+import { DEMO_OWNER, everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../helpers/n8n/demo';
 import {
 	executeWorkflow,
 	freePort,
@@ -18,11 +18,11 @@ import {
 	N8nRest,
 	type ExecutionRun,
 	type N8nOptions,
-} from '../../scripts/n8n-instance';
+} from '../helpers/n8n/instance';
 import { sandboxControlAt } from '../helpers/sandboxControl';
 import { serviceCall } from '../helpers/serviceApi';
 
-export { executionRun, executionsOf, nodeOutput, waitFor } from '../../scripts/n8n-instance';
+export { executionRun, executionsOf, nodeOutput, waitFor } from '../helpers/n8n/instance';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
 export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import type { Browser } from 'playwright-core';
 
-import type { N8nRest } from '../../scripts/n8n-instance';
+import type { N8nRest } from '../helpers/n8n/instance';
 import { launchBrowser, newPage, screenshot } from './browser';
 import { e2e, executionsOf, serviceRequest, signedIn, waitFor } from './environment';
 

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 
 import type { LoggedRequest } from 'compliance-records-sandbox';
-import type { WorkflowJson } from '../../scripts/demo';
-import type { ExecutionRun } from '../../scripts/n8n-instance';
-import { nodeOutput } from '../../scripts/n8n-instance';
-import { serviceCall } from '../helpers/serviceApi';
+import type { WorkflowJson } from '../helpers/n8n/demo';
+import type { ExecutionRun } from '../helpers/n8n/instance';
+import { nodeOutput } from '../helpers/n8n/instance';
+import { serviceGet } from '../helpers/serviceApi';
 
 /** The n8n under test, as these tests use it. */
 export interface OperationsTarget {
@@ -24,11 +24,6 @@ export interface OperationsTarget {
 	baseUrl(): string;
 	/** The sandbox's request log. */
 	sandboxRequests(): Promise<LoggedRequest[]>;
-}
-
-/** What the service itself answers (test setup): the whole body. */
-async function serviceGet<T>(target: OperationsTarget, path: string, apiKey: string): Promise<T> {
-	return (await serviceCall({ baseUrl: target.baseUrl(), apiKey }, 'GET', path)) as T;
 }
 
 type Params = Record<string, unknown>;
@@ -124,7 +119,7 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	beforeAll(async () => {
 		const credential = await target.newApiKeyCredential('action node e2e');
 		apiKey = credential.apiKey;
-		firm = (await serviceGet<{ data: typeof firm }>(target, '/firm', apiKey)).data;
+		firm = (await serviceGet<{ data: typeof firm }>({ baseUrl: target.baseUrl(), apiKey }, '/firm')).data;
 		const nodes = [
 			{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 			...steps.map((step, index) => ({
@@ -252,6 +247,6 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	});
 
 	async function serviceTotal(path: string): Promise<number> {
-		return (await serviceGet<{ meta: { total: number } }>(target, `${path}?limit=1`, apiKey)).meta.total;
+		return (await serviceGet<{ meta: { total: number } }>({ baseUrl: target.baseUrl(), apiKey }, `${path}?limit=1`)).meta.total;
 	}
 }

@@ -11,8 +11,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger } from '../../scripts/demo';
-import { freePort, N8n } from '../../scripts/n8n-instance';
+import { DEMO_OWNER, everyMinuteTrigger } from '../helpers/n8n/demo';
+import { freePort, N8n } from '../helpers/n8n/instance';
 import { clientIds, touchClient } from '../helpers/serviceApi';
 import { ARTIFACTS_DIR, executionRun, executionsOf, nodeOutput, PROJECT_ROOT, waitFor } from './environment';
 

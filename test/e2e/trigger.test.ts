@@ -5,7 +5,7 @@
  * touches (see environment.ts).
  */
 import type { LoggedRequest } from 'compliance-records-sandbox';
-import type { N8nRest } from '../../scripts/n8n-instance';
+import type { N8nRest } from '../helpers/n8n/instance';
 import { e2e, executionRun, executionsOf, nodeOutput, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
 
 const POLL_WAIT_MS = 90_000; // a poll a minute, plus n8n's own scheduling slack

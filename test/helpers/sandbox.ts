@@ -25,15 +25,6 @@ export function useSandbox(options: SandboxOptions = {}): {
 	return { sandbox: current, credentials: () => credentialsFor(current()) };
 }
 
-/** A record the way the service itself answers, read with the sandbox's API key (test setup). */
-export async function serviceGet<T = Record<string, unknown>>(sandbox: Sandbox, path: string): Promise<T> {
-	const response = await fetch(`${sandbox.baseUrl}${path}`, {
-		headers: { authorization: `Bearer ${sandbox.apiKey}`, 'accept-version': '1.0.0' },
-	});
-	if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
-	return (await response.json()) as T;
-}
-
 /**
  * The `message` the service answered to a request it refused (the last request unless `index`
  * says which), as its request log recorded it. Tests check that this message reaches the user,

@@ -1,4 +1,4 @@
-import type { N8nRest } from '../../scripts/n8n-instance';
+import type { N8nRest } from './n8n/instance';
 
 /**
  * The sandbox's test controls over HTTP, for tests that run apart from the process holding the

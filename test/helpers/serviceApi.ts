@@ -3,8 +3,9 @@ import type { Sandbox } from 'compliance-records-sandbox';
 
 /*
  * The service called directly with the firm's API key, as the firm's users and other systems
- * change clients: the tests' setup and their changes, not the node's requests. Works on a
- * sandbox in the test's process or on one of an end-to-end suite (its address and key).
+ * read and change clients: the tests' setup, their changes and what they compare the node's
+ * output with, not the node's requests. Works on a sandbox in the test's process or on one of an
+ * end-to-end suite (its address and key). The one helper that calls the service in tests.
  */
 
 /** Where the service is and the API key to call it with. */
@@ -28,6 +29,11 @@ export async function serviceCall(sandbox: ServiceAccess, method: string, path: 
 	return (await response.json()) as IDataObject;
 }
 
+/** What the service answers to a GET: the whole body (`data`, `meta`), as the service sends it. */
+export async function serviceGet<T = IDataObject>(sandbox: ServiceAccess, path: string): Promise<T> {
+	return (await serviceCall(sandbox, 'GET', path)) as T;
+}
+
 let referenceCounter = 0;
 
 /** A change as the firm's users make one (PATCH through the API): a new reference number. */
@@ -49,10 +55,7 @@ export async function listAll(sandbox: ServiceAccess): Promise<IDataObject[]> {
 	let cursor: string | undefined;
 	do {
 		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
-		const page = (await serviceCall(sandbox, 'GET', `/clients?${query}`)) as {
-			data: IDataObject[];
-			meta: { next_cursor?: string };
-		};
+		const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(sandbox, `/clients?${query}`);
 		clients.push(...page.data);
 		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
 	} while (cursor);

@@ -5,7 +5,7 @@ import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.ts';
 import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
-import { forwardingProxy, type ProxyAnswer } from '../../scripts/forwarding-proxy';
+import { forwardingProxy, type ProxyAnswer } from './forwardingProxy';
 import { credentialsFor, type CredentialStore } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
 import { createPoller, type PollEngine } from './poll';

@@ -1,7 +1,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../helpers';
-import { serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { useSandbox } from '../../../helpers/sandbox';
+import { serviceGet } from '../../../helpers/serviceApi';
 
 /**
  * Partner, manager, business unit and services given by name (as an AI agent's `$fromAI()` or a

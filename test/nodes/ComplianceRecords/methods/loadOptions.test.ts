@@ -1,5 +1,6 @@
 import { connectOAuth2, loadOptions } from '../../../helpers';
-import { answeredMessage, expectReceived, serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, expectReceived, useSandbox } from '../../../helpers/sandbox';
+import { serviceGet } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox();
 

@@ -3,7 +3,8 @@ import { inspect } from 'node:util';
 
 import { serviceError } from '../../../../nodes/ComplianceRecords/transport/errors';
 import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
-import { answeredMessage, serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, useSandbox } from '../../../helpers/sandbox';
+import { clientIds, serviceGet } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
 
@@ -24,11 +25,10 @@ const createClient = (additionalFields: INodeParameters = {}): INodeParameters =
 	additionalFields,
 });
 
-async function clientIds(): Promise<string[]> {
-	const list = await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients');
-	sandbox().clearRequests();
-	return list.data.map((client) => client.id);
-}
+let ids: string[];
+beforeAll(async () => {
+	ids = await clientIds(sandbox());
+});
 
 /** The key must not be in the error: its message, description, what n8n stores, nor in memory. */
 function expectNoSecret(error: unknown, secret: string) {
@@ -113,7 +113,7 @@ describe('Errors of the service, as the user sees them', () => {
 	});
 
 	it('409: says the reference number is already in use, on create and on update', async () => {
-		const [first, second] = await clientIds();
+		const [first, second] = ids;
 		await run({ resource: 'client', operation: 'update', clientId: first, updateFields: { referenceNumber: 'TAKEN-1' } });
 
 		const created = await run(createClient({ referenceNumber: 'TAKEN-1' }));
@@ -165,7 +165,7 @@ describe('Errors of the service, as the user sees them', () => {
 	});
 
 	it('Continue On Fail: one error item per failed input item, the others processed', async () => {
-		const [first, second] = await clientIds();
+		const [first, second] = ids;
 
 		const result = await runNode({
 			credentials: credentials(),

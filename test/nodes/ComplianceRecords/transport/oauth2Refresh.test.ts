@@ -4,7 +4,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { requestError } from '../../../../nodes/ComplianceRecords/transport/errors';
 import { connectOAuth2, loadOptions, runNode, type CredentialStore } from '../../../helpers';
-import { answeredMessage, serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, useSandbox } from '../../../helpers/sandbox';
+import { serviceGet } from '../../../helpers/serviceApi';
 import { createTriggerPoller } from '../../../helpers/trigger';
 
 /*

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../helpers';
-import { serviceGet, useSandbox } from '../../../helpers/sandbox';
+import { useSandbox } from '../../../helpers/sandbox';
+import { serviceGet } from '../../../helpers/serviceApi';
 
 /**
  * Every Get Many pages the same way; shown on clients. For each firm size, Return All and

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox();
 

@@ -1,22 +1,22 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { answeredMessage, expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { clientIds, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
 
 const get = (clientId: string, input?: IDataObject[]) =>
 	runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'get', clientId }, input });
 
-async function clientIds(): Promise<string[]> {
-	const list = await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients');
-	sandbox().clearRequests();
-	return list.data.map((client) => client.id);
-}
+let ids: string[];
+beforeAll(async () => {
+	ids = await clientIds(sandbox());
+});
 
 describe('Client > Get', () => {
 	it('outputs the full client, unwrapped from data', async () => {
-		const [id] = await clientIds();
+		const [id] = ids;
 
 		const run = await get(id);
 
@@ -30,8 +30,6 @@ describe('Client > Get', () => {
 	});
 
 	it('gets one client per input item, the ID mapped with an expression', async () => {
-		const ids = await clientIds();
-
 		const run = await get('={{ $json.clientId }}', ids.map((clientId) => ({ clientId })));
 
 		expect(run.error).toBeUndefined();

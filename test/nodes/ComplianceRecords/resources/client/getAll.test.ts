@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
-import { listAll, touchClient } from '../../../../helpers/serviceApi';
+import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { listAll, serviceGet, touchClient } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 30 });
 

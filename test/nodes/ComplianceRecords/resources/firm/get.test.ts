@@ -1,5 +1,6 @@
 import { runNode } from '../../../../helpers';
-import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ apiPath: '/v1' });
 

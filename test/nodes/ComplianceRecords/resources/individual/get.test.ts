@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { answeredMessage, expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 6 });
 

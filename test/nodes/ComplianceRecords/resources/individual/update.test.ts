@@ -1,7 +1,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { expectReceived, serviceGet, useSandbox } from '../../../../helpers/sandbox';
+import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 6 });
 

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { N8n, Owner } from './n8n-instance';
-import { N8nRestError, PACKAGE_NAME } from './n8n-instance';
+import type { N8n, Owner } from './instance';
+import { N8nRestError, PACKAGE_NAME } from './instance';
 
-const EXAMPLES_DIR = join(__dirname, '..', 'examples');
+const EXAMPLES_DIR = join(__dirname, '..', '..', '..', 'examples');
 
 export const DEMO_OWNER: Owner = {
 	email: 'demo@example.com',

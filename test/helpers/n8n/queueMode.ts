@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { freePort, installPackage, N8n, type N8nOptions } from './n8n-instance';
+import { freePort, installPackage, N8n, type N8nOptions } from './instance';
 
 const run = promisify(execFile);
 

@@ -1,4 +1,4 @@
-// A real n8n (the cached install from n8n-install.ts) run as a child process, with this package
+// A real n8n (the cached install from install.ts) run as a child process, with this package
 // loaded the way `n8n-node dev` loads a package under development (or installed as users install
 // it), and a small client of the REST API its editor uses. Used by `npm start` and by the
 // end-to-end tests.
@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { isN8nInstalled, N8N_VERSION, n8nRuntime } from './n8n-install';
+import { isN8nInstalled, N8N_VERSION, n8nRuntime } from './install';
 
 export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 
@@ -31,7 +31,7 @@ export interface N8nOptions {
 	filesDir: string;
 	/** Where n8n's own output goes. */
 	logFile: string;
-	/** The n8n version to run (installed by n8n-install.ts, run on its own Node.js); N8N_VERSION when absent. */
+	/** The n8n version to run (installed by install.ts, run on its own Node.js); N8N_VERSION when absent. */
 	version?: string;
 	/** Environment variables added to n8n's (queue mode, scheduler flags such as N8N_SCHEDULER_ENABLED). */
 	env?: Record<string, string>;

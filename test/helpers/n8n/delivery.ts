@@ -2,7 +2,7 @@
 // (the sandbox's `changes()`): which changes were lost, which were delivered more than once. Used
 // by the end-to-end tests of the trigger on each n8n line and in queue mode, and by the
 // crash-recovery harness.
-import { executionRun, executionsOf, type ExecutionRun, type N8nRest } from './n8n-instance';
+import { executionRun, executionsOf, type ExecutionRun, type N8nRest } from './instance';
 
 /** A move of a client's lastModifiedAt, as the sandbox's change log records it. */
 export interface Change {
