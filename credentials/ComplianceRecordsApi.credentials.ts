@@ -8,7 +8,7 @@ import type {
 import { UserError } from 'n8n-workflow';
 
 import { baseUrlProperty, credentialIcon } from './common';
-import { insecureUrlProblem, SERVICE_HEADERS } from '../nodes/ComplianceRecords/transport/request';
+import { insecureUrlProblem, SERVICE_HEADERS } from '../shared/service';
 
 /** Where a request goes once axios joins its base URL and path. */
 function targetUrl(requestOptions: IHttpRequestOptions): string {

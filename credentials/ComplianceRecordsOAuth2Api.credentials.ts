@@ -1,7 +1,7 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { baseUrlProperty, credentialIcon } from './common';
-import { trimmedUrlExpression } from '../nodes/ComplianceRecords/transport/request';
+import { trimmedUrlExpression } from '../shared/service';
 
 const selfUrl = (field: string) => trimmedUrlExpression(`$self["${field}"]`);
 

@@ -6,7 +6,7 @@ import { clientDescription } from './resources/client';
 import { firmDescription } from './resources/firm';
 import { individualDescription } from './resources/individual';
 import { organisationDescription } from './resources/organisation';
-import { authenticationProperty, serviceCredentials } from './transport/authentication';
+import { authenticationProperty, serviceCredentials } from './authentication';
 import { requestDefaults } from './actions/routing';
 
 export class ComplianceRecords implements INodeType {

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { serviceCredentials } from './transport/authentication';
+import { serviceCredentials } from './authentication';
 import { fetchFullClient, PollBudget, type Client } from './trigger/clients';
 import { triggerProperties } from './trigger/description';
 import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './trigger/events/changes';

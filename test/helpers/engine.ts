@@ -7,7 +7,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ExecutionLifecycleHooks, RoutingNode } from 'n8n-core';
+import { DirectoryLoader, ExecutionLifecycleHooks, RoutingNode } from 'n8n-core';
 import { UnexpectedError, Workflow } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
@@ -28,10 +28,11 @@ export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 export const nodeTypeName = (nodeType: INodeType) => `${PACKAGE_NAME}.${nodeType.description.name}`;
 
 /**
- * A declarative node has no `execute`: n8n's node registry gives it one that runs RoutingNode,
- * and so does this one.
+ * A node type as n8n's loader hands it on: a declarative node gets n8n's Request Options
+ * (timeout, proxy, batching) and an `execute` that runs RoutingNode.
  */
 function asLoaded(nodeType: INodeType): INodeType {
+	DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
 	if (nodeType.execute || nodeType.poll || nodeType.trigger || nodeType.webhook) return nodeType;
 	nodeType.execute = async function (this: ConstructorParameters<typeof RoutingNode>[0]) {
 		return (await new RoutingNode(this, nodeType).runNode()) ?? [];

@@ -8,6 +8,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceRequest } from '../transport/request';
+import { sharedInExecution } from './execution';
 
 /**
  * The firm record (GET /firm, spec §2.6) as the client fields use it: the dropdowns list its
@@ -30,38 +31,20 @@ export interface Firm {
 }
 
 export async function fetchFirm(context: ILoadOptionsFunctions | IExecuteSingleFunctions): Promise<Firm> {
-	const response = (await serviceRequest.call(context, { method: 'GET', url: '/firm' })) as { data: Firm };
-	return response.data;
+	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm' });
+	return body.data as unknown as Firm;
 }
 
-export const staffName = (member: StaffMember) => `${member.firstName} ${member.lastName}`;
+const staffName = (member: StaffMember) => `${member.firstName} ${member.lastName}`;
 
-/**
- * The firm record of the current execution, per node (two nodes may use two firms' credentials).
- * Keyed by the execution's data for this node run, which every item of the run shares (and,
- * for a tool, every call of one agent run or MCP request); items run concurrently, so the first
- * asks and the others wait for the same answer. A failed request is not kept.
- */
-const firmsOfRuns = new WeakMap<object, Map<string, Promise<Firm>>>();
+/** The firm record of the current execution, read once for all its items (per node: two nodes may use two firms). */
+const firmOfThisRun = (context: IExecuteSingleFunctions) => sharedInExecution(context, 'firm', async () => await fetchFirm(context));
 
-function firmOfThisRun(context: IExecuteSingleFunctions): Promise<Firm> {
-	const run = context.getExecuteData() as object | undefined;
-	if (!run) return fetchFirm(context);
-	const firms = firmsOfRuns.get(run) ?? new Map<string, Promise<Firm>>();
-	firmsOfRuns.set(run, firms);
-	const nodeName = context.getNode().name;
-	let firm = firms.get(nodeName);
-	if (!firm) {
-		firm = fetchFirm(context);
-		firms.set(nodeName, firm);
-		firm.catch(() => firms.delete(nodeName));
-	}
-	return firm;
-}
-
-interface Choice {
+export interface Choice {
 	id: string;
 	name: string;
+	/** Shown under the name in a dropdown. */
+	description?: string;
 }
 
 /** A field that refers to something in the firm record, with the words its errors use. */
@@ -92,11 +75,14 @@ export const MANAGER: FirmReference = {
 	choices: (firm) => staffChoices(firm.staff.filter((member) => member.isManager)),
 };
 
+/** A service value such as `COST_CENTRE` in words ("Cost centre"). */
+const inWords = (value: string) => value.charAt(0).toUpperCase() + value.slice(1).toLowerCase().replace(/_/g, ' ');
+
 export const BUSINESS_UNIT: FirmReference = {
 	field: 'businessUnitId',
 	label: 'Business Unit',
 	plural: 'business units',
-	choices: (firm) => firm.businessUnits,
+	choices: (firm) => firm.businessUnits.map(({ id, name, type }) => ({ id, name, description: inWords(type) })),
 };
 
 export const SERVICE: FirmReference = {

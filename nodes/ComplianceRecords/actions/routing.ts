@@ -1,5 +1,6 @@
 import type {
 	DeclarativeRestApiSettings,
+	ExecutionBaseError,
 	IDataObject,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
@@ -8,23 +9,23 @@ import type {
 	IN8nHttpFullResponse,
 	INodeExecutionData,
 	INodePropertyRouting,
-	PostReceiveAction,
 	PreSendAction,
 } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { requestError, serviceError, type ServiceErrorContext } from '../transport/errors';
-import { pages, type ListPage } from '../transport/paging';
-import { credentialTypeFor, type Authentication } from '../transport/authentication';
-import { alreadyRead, applyServiceRules, credentialSecrets, SERVICE_HEADERS } from '../transport/request';
-import { isSimplifyOn, simplifyOutput, simplifyRecord, type RecordKind } from './simplify';
-import { checkId, checkLimit } from './validation';
+import { SERVICE_HEADERS } from '../../../shared/service';
+import { credentialTypeFor } from '../transport/credentials';
+import { requestError, throwErrorStatus } from '../transport/errors';
+import { pages, type FetchPage, type ListPage } from '../transport/paging';
+import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
+import { outputStep, recordOutput, type RecordKind } from './simplify';
+import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './validation';
 
 /**
- * How the declarative operations use the rules of `transport/` inside n8n's routing: request
- * defaults, a preSend step that applies the service's rules to every request, a check that
- * turns an error status coming back into the mapped error (a postReceive step; Get Many's paging
- * runs it), and a `pagination` function around every request that does the same for an error
- * status n8n throws (OAuth2 requests, see transport/request.ts).
+ * The action node's requests, on n8n's declarative routing: request defaults, one preSend step
+ * that applies the service's rules, and each operation's pagination function, the only place
+ * where n8n's routing lets a node catch what a request throws, which sends through n8n's
+ * `makeRoutingRequest` and explains any failure once (transport/errors.ts).
  */
 
 export const requestDefaults = {
@@ -33,88 +34,63 @@ export const requestDefaults = {
 	json: true,
 };
 
-/** Runs before every request: base URL checked and trimmed, version header, status handling. */
-export async function prepareServiceRequest(
-	this: IExecuteSingleFunctions,
-	requestOptions: IHttpRequestOptions,
-): Promise<IHttpRequestOptions> {
-	const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
-	return applyServiceRules(requestOptions, authentication, this.getNode());
+const TIMEOUT_ADVICE =
+	"If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings, or turn on 'Retry On Fail'.";
+
+/** n8n's Request Options > Timeout when the user set one; else the package's, not n8n's 300 s. */
+function timeoutOf(context: IExecuteSingleFunctions): number {
+	const timeout = context.getNodeParameter('requestOptions.timeout', 0);
+	return typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS;
 }
 
-/** Which record an operation is about, for "not found": the label and the ID parameter. */
-interface RecordParameter {
+async function prepareServiceRequest(this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	prepareRequest(options, this.getNode(), authenticationOf(this));
+	options.timeout = timeoutOf(this);
+	return options;
+}
+
+/** An error status that came back (API key requests) goes to the pagination function's catch. */
+async function failOnErrorStatus(this: IExecuteSingleFunctions, items: INodeExecutionData[], response: IN8nHttpFullResponse) {
+	throwErrorStatus(response);
+	return items;
+}
+
+/** The record an operation is about: what it is, the parameter holding its ID, that parameter's name. */
+export interface RecordParameter {
 	label: string;
-	idParameter: string;
+	parameter: string;
+	displayName: string;
 }
 
-/** What a service error of an operation names and hides: its record, its item, the credential's secrets. */
-async function errorContext(context: IExecuteSingleFunctions, record?: RecordParameter): Promise<ServiceErrorContext> {
-	const authentication = context.getNodeParameter('authentication', 'apiKey') as Authentication;
+const recordIdOf = (context: IExecuteSingleFunctions, record: RecordParameter) =>
+	context.getNodeParameter(record.parameter, '', { extractValue: true });
+
+/** Whatever a request of an operation threw, as the error the user sees. */
+export async function explained(
+	context: IExecuteSingleFunctions,
+	error: unknown,
+	record?: RecordParameter,
+): Promise<ExecutionBaseError> {
+	const authentication = authenticationOf(context);
 	const credentials = await context.getCredentials(credentialTypeFor(authentication));
-	return {
+	return requestError(context.getNode(), error, {
 		authentication,
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
+		timeoutMs: timeoutOf(context),
+		timeoutAdvice: TIMEOUT_ADVICE,
 		record: record && {
 			label: record.label,
-			id: String(context.getNodeParameter(record.idParameter, '')).trim(),
+			parameter: record.displayName,
+			id: String(recordIdOf(context, record)).trim(),
 		},
-	};
-}
-
-/**
- * Throws the error the user sees for an error status that came back as a response (API key
- * requests); a success passes. The credential is read only then, for the secrets an error must
- * not show.
- */
-async function checkStatus(
-	context: IExecuteSingleFunctions,
-	response: IN8nHttpFullResponse,
-	record?: RecordParameter,
-): Promise<void> {
-	if (response.statusCode < 400) return;
-	throw serviceError(
-		context.getNode(),
-		{ status: response.statusCode, body: response.body, headers: response.headers },
-		await errorContext(context, record),
-	);
-}
-
-function checkServiceResponse(record?: RecordParameter): PostReceiveAction {
-	return async function (
-		this: IExecuteSingleFunctions,
-		items: INodeExecutionData[],
-		response: IN8nHttpFullResponse,
-	): Promise<INodeExecutionData[]> {
-		await checkStatus(this, response, record);
-		return items;
-	};
-}
-
-/**
- * n8n's declarative routing hands a request to the operation's `pagination` function, when it
- * has one, instead of sending it itself: the only place where what a routed request throws can
- * be caught. So every operation has one; an operation on one record sends once, with n8n's
- * `makeRoutingRequest` (which runs the postReceive steps).
- */
-function sendOnce(record?: RecordParameter) {
-	return async function (
-		this: IExecutePaginationFunctions,
-		requestData: DeclarativeRestApiSettings.ResultOptions,
-	): Promise<INodeExecutionData[]> {
-		try {
-			return await this.makeRoutingRequest(requestData);
-		} catch (error) {
-			throw requestError(this.getNode(), error, await errorContext(this, record));
-		}
-	};
+	});
 }
 
 /** The path of one record, its ID checked and URL-encoded so it cannot reach another path. */
 function recordUrl(collectionPath: string, record: RecordParameter): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-		const id = checkId(this.getNodeParameter(record.idParameter, ''), `${record.label} ID`, {
+		const id = checkId(recordIdOf(this, record), record.displayName, {
 			node: this.getNode(),
 			itemIndex: this.getItemIndex(),
 		});
@@ -123,35 +99,71 @@ function recordUrl(collectionPath: string, record: RecordParameter): PreSendActi
 	};
 }
 
-interface OperationRouting {
+/**
+ * n8n's routing lets only a pagination function catch what a request throws (an error status,
+ * a timeout), so an operation on one record "paginates" too, with its one request.
+ */
+function sendRecord(record?: RecordParameter) {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		try {
+			return await this.makeRoutingRequest(requestData);
+		} catch (error) {
+			throw await explained(this, error, record);
+		}
+	};
+}
+
+interface RecordRouting {
 	method: IHttpRequestMethods;
 	/** The collection's path, e.g. `/clients`. */
 	path: string;
-	/** For operations on one record: its label and the parameter holding its ID. */
+	/** For an operation on an existing record: which one. */
 	record?: RecordParameter;
-	/** The flat record the operation outputs with Simplify on. */
-	simplify: RecordKind;
+	/** What the operation outputs (Simplify). */
+	kind: RecordKind;
 }
 
-/**
- * Routing of an operation answering one record (`{ data: record }`): one output item. Its
- * fields add their own checks (preSend) after these.
- */
-export function recordRouting({ method, path, record, simplify }: OperationRouting): INodePropertyRouting {
+/** Routing of an operation answering one record (`{ data: record }`): one output item. */
+export function recordRouting({ method, path, record, kind }: RecordRouting): INodePropertyRouting {
 	return {
 		request: { method, url: path },
 		send: {
 			paginate: true,
 			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
-		output: {
-			postReceive: [
-				checkServiceResponse(record),
-				{ type: 'rootProperty', properties: { property: 'data' } },
-				simplifyOutput(simplify),
-			],
-		},
-		operations: { pagination: sendOnce(record) },
+		output: { postReceive: [failOnErrorStatus, { type: 'rootProperty', properties: { property: 'data' } }, outputStep(kind)] },
+		operations: { pagination: sendRecord(record) },
+	};
+}
+
+/** The same routed request with other options (another page, method, path or body). */
+export function routedRequest(
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	options: Partial<IHttpRequestOptions>,
+): DeclarativeRestApiSettings.ResultOptions {
+	return { ...requestData, options: { ...requestData.options, ...options } };
+}
+
+/** The pages of a list, each requested through n8n's routing (`makeRoutingRequest`). */
+export function routedPages(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	query: IDataObject = {},
+): FetchPage {
+	return async ({ limit, cursor }) => {
+		const qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
+		const [answer] = await context.makeRoutingRequest(routedRequest(requestData, { qs }));
+		const page = answer?.json as unknown as ListPage | undefined;
+		if (!Array.isArray(page?.data)) {
+			throw new NodeOperationError(context.getNode(), 'The service answered a list request with something that is not a list', {
+				itemIndex: context.getItemIndex(),
+				description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
+			});
+		}
+		return page;
 	};
 }
 
@@ -161,15 +173,29 @@ export function recordRouting({ method, path, record, simplify }: OperationRouti
  */
 export type ListFilter = (this: IExecuteSingleFunctions) => ((record: IDataObject) => boolean) | undefined;
 
+const PLURAL: Partial<Record<RecordKind, string>> = {
+	clientListItem: 'clients',
+	individual: 'individuals',
+	organisation: 'organisations',
+};
+
+function tooManyToOutput(context: IExecuteSingleFunctions, kind: RecordKind, total?: number): NodeOperationError {
+	const many = PLURAL[kind] ?? 'records';
+	const limit = MAX_OUTPUT_ITEMS.toLocaleString('en-US');
+	const count = total === undefined ? `More than ${limit} ${many} match` : `The firm has ${total.toLocaleString('en-US')} ${many}`;
+	const message = `${count}: more than n8n can output from one run of a node (${limit})`;
+	return new NodeOperationError(context.getNode(), `${message} [item ${context.getItemIndex()}]`, {
+		itemIndex: context.getItemIndex(),
+		description: `n8n hands a node's items on in one step that holds about 120,000 at most, so the node stops at ${limit} before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.`,
+	});
+}
+
 /**
- * The `pagination` of every Get Many operation, run by n8n's declarative routing: Return All or
- * Limit decide how many records; every record kept becomes one output item, flat with Simplify
- * on. With a filter that the service cannot apply, every page is of the largest size and paging
- * stops once Limit records have passed the filter. Each page is requested with the options n8n's
- * routing prepared, through n8n's `httpRequestWithAuthentication`, with the credential read
- * once for all pages (`makeRoutingRequest` would have n8n read it again for every page).
+ * The pagination of every Get Many: Return All or Limit decide how many records, each record
+ * kept becomes one output item. With a filter the service cannot apply, paging goes on until
+ * Limit records have passed it.
  */
-function paginateByCursor(kind: RecordKind, filter?: ListFilter) {
+function pageList(kind: RecordKind, filter?: ListFilter) {
 	return async function (
 		this: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -178,35 +204,23 @@ function paginateByCursor(kind: RecordKind, filter?: ListFilter) {
 			? Infinity
 			: checkLimit(this.getNodeParameter('limit', 50), { node: this.getNode(), itemIndex: this.getItemIndex() });
 		const keep = filter?.call(this);
-		const simplify = isSimplifyOn(this);
-		const authentication = this.getNodeParameter('authentication', 'apiKey') as Authentication;
-		const credentialType = credentialTypeFor(authentication);
-		const credential = alreadyRead(this.getNode(), credentialType, await this.getCredentials(credentialType));
-		// Complete once the routing ran: `listRouting` gives every list its `url`.
-		const options = requestData.options as IHttpRequestOptions;
-		const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
-			const qs = { ...options.qs, limit, ...(cursor !== undefined && { cursor }) };
-			let response: IN8nHttpFullResponse;
-			try {
-				response = (await this.helpers.httpRequestWithAuthentication.call(
-					this,
-					credentialType,
-					{ ...options, qs, returnFullResponse: true },
-					credential,
-				)) as IN8nHttpFullResponse;
-			} catch (error) {
-				throw requestError(this.getNode(), error, await errorContext(this));
-			}
-			await checkStatus(this, response);
-			return response.body as ListPage;
-		};
+		const output = recordOutput(this, kind);
 		const items: INodeExecutionData[] = [];
-		paging: for await (const { records } of pages(fetchPage, { wanted: keep ? Infinity : wanted })) {
-			for (const record of records) {
-				if (keep && !keep(record)) continue;
-				items.push({ json: simplify ? (simplifyRecord(kind, record) as IDataObject) : record });
-				if (items.length >= wanted) break paging;
+		try {
+			const listed = pages(routedPages(this, requestData, requestData.options.qs), { wanted: keep ? Infinity : wanted });
+			paging: for await (const { records, total } of listed) {
+				if (!keep && wanted > MAX_OUTPUT_ITEMS && total !== undefined && total > MAX_OUTPUT_ITEMS) {
+					throw tooManyToOutput(this, kind, total);
+				}
+				for (const record of records) {
+					if (keep && !keep(record)) continue;
+					if (items.length === MAX_OUTPUT_ITEMS) throw tooManyToOutput(this, kind, keep ? undefined : total);
+					items.push({ json: output(record) });
+					if (items.length >= wanted) break paging;
+				}
 			}
+		} catch (error) {
+			throw await explained(this, error);
 		}
 		return items;
 	};
@@ -217,6 +231,7 @@ export function listRouting(path: string, kind: RecordKind, filter?: ListFilter)
 	return {
 		request: { method: 'GET', url: path },
 		send: { paginate: true, preSend: [prepareServiceRequest] },
-		operations: { pagination: paginateByCursor(kind, filter) },
+		output: { postReceive: [failOnErrorStatus] },
+		operations: { pagination: pageList(kind, filter) },
 	};
 }

@@ -114,14 +114,19 @@ export function simplifyRecord(kind: RecordKind, record: unknown): unknown {
 }
 
 /** Whether the node's Simplify is on (always off in version 1, which has no Simplify). */
-export function isSimplifyOn(context: IExecuteSingleFunctions): boolean {
+function isSimplifyOn(context: IExecuteSingleFunctions): boolean {
 	return context.getNodeParameter('simplify', false) === true;
 }
 
-/** The postReceive step of an operation answering one record: its flat record when Simplify is on. */
-export function simplifyOutput(kind: RecordKind): PostReceiveAction {
+/** What an operation outputs for each record the service answered, as the node's parameters ask. */
+export function recordOutput(context: IExecuteSingleFunctions, kind: RecordKind): (record: IDataObject) => IDataObject {
+	return isSimplifyOn(context) ? (record) => simplifyRecord(kind, record) as IDataObject : (record) => record;
+}
+
+/** The postReceive step of an operation answering one record: {@link recordOutput}. */
+export function outputStep(kind: RecordKind): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]) {
-		if (!isSimplifyOn(this)) return items;
-		return items.map((item) => ({ ...item, json: simplifyRecord(kind, item.json) as IDataObject }));
+		const output = recordOutput(this, kind);
+		return items.map((item) => ({ ...item, json: output(item.json) }));
 	};
 }

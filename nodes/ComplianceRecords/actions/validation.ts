@@ -20,7 +20,7 @@ export interface InputPosition {
 }
 
 function invalid(at: InputPosition, message: string, description: string): never {
-	throw new NodeOperationError(at.node, message, { itemIndex: at.itemIndex, description });
+	throw new NodeOperationError(at.node, `${message} [item ${at.itemIndex}]`, { itemIndex: at.itemIndex, description });
 }
 
 function text(value: unknown): string {
@@ -30,17 +30,27 @@ function text(value: unknown): string {
 export function checkId(value: unknown, label: string, at: InputPosition): string {
 	const id = text(value);
 	if (!id) {
-		invalid(at, `${label} is empty`, `Enter the ${label}, or map it from an earlier node with an expression.`);
+		invalid(at, `'${label}' is empty`, `Enter a value in '${label}', or map one from an earlier node with an expression.`);
 	}
 	// Dot segments would be resolved by the URL parser even when encoded: no record has them.
-	if (id === '.' || id === '..') invalid(at, `${label} "${id}" is not a valid ID`, `Enter the record's ${label}.`);
+	if (id === '.' || id === '..') invalid(at, `'${label}' "${id}" is not a valid ID`, `Enter the record's ID in '${label}'.`);
 	return id;
 }
 
+/**
+ * The most items one run of a node can output: n8n-core's RoutingNode hands them on in one
+ * spread call, which overflows the stack at about 120,000 (measured: docs/large-firms.md).
+ */
+export const MAX_OUTPUT_ITEMS = 100_000;
+
 export function checkLimit(value: unknown, at: InputPosition): number {
 	const limit = Number(value);
-	if (!Number.isInteger(limit) || limit < 1) {
-		invalid(at, `Limit must be a whole number of at least 1 (got ${String(value)})`, 'Set Limit to how many records to return, or turn on Return All.');
+	if (!Number.isInteger(limit) || limit < 1 || limit > MAX_OUTPUT_ITEMS) {
+		invalid(
+			at,
+			`'Limit' must be a whole number from 1 to ${MAX_OUTPUT_ITEMS.toLocaleString('en-US')} (got ${String(value)})`,
+			"Set 'Limit' to how many records to return, or turn on 'Return All'.",
+		);
 	}
 	return limit;
 }
@@ -57,10 +67,10 @@ export function checkDate(value: unknown, label: string, at: InputPosition): str
 	const date = text(value);
 	const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
 	if (!match) {
-		invalid(at, `${label} must be a date in the form YYYY-MM-DD`, `Got "${date}". Example: 2026-03-31.`);
+		invalid(at, `'${label}' must be a date in the form YYYY-MM-DD`, `Got "${date}". Example: 2026-03-31.`);
 	}
 	if (!isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
-		invalid(at, `${label} is not a real date`, `"${date}" does not exist in the calendar.`);
+		invalid(at, `'${label}' is not a real date`, `"${date}" does not exist in the calendar.`);
 	}
 	return date;
 }
@@ -73,7 +83,7 @@ export function checkBirthDate(
 ): { day: number; month: number; year: number } {
 	const date = text(value);
 	if (/^\d{4}(-\d{1,2})?$/.test(date)) {
-		invalid(at, `${label} is incomplete`, `The service needs day, month and year together; got "${date}". Example: 1984-07-21.`);
+		invalid(at, `'${label}' is incomplete`, `The service needs day, month and year together; got "${date}". Example: 1984-07-21.`);
 	}
 	const [year, month, day] = checkDate(date, label, at).split('-').map(Number);
 	return { day, month, year };
@@ -82,7 +92,7 @@ export function checkBirthDate(
 export function checkEmail(value: unknown, label: string, at: InputPosition): string {
 	const email = text(value);
 	if (!/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(email)) {
-		invalid(at, `${label} is not a valid email address`, `Got "${email}". Example: jane.doe@example.com.`);
+		invalid(at, `'${label}' is not a valid email address`, `Got "${email}". Enter an address such as jane.doe@example.com.`);
 	}
 	return email;
 }
@@ -122,7 +132,7 @@ export function checkInstant(
 	const wallClock = /^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T00:00:00` : given;
 	const parsed = new Date(hasZone ? given : `${wallClock}Z`);
 	if (!/^\d{4}-\d{2}-\d{2}/.test(given) || Number.isNaN(parsed.getTime())) {
-		invalid(at, `${label} is not a valid date and time`, `Got "${given}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`);
+		invalid(at, `'${label}' is not a valid date and time`, `Got "${given}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`);
 	}
 	if (hasZone) return parsed.toISOString();
 	const firstGuess = parsed.getTime() - zoneOffsetMs(parsed, timeZone);
@@ -224,12 +234,12 @@ export function clearedFieldsInBody(collection: string, clearable: ClearableFiel
 		for (const field of cleared) {
 			const label = clearable.find((option) => option.value === field)?.name ?? field;
 			if (field in body) {
-				invalid(at, `${label} is both set and cleared`, `Remove ${label} from the fields to update, or from Fields to Clear.`);
+				invalid(at, `'${label}' is both set and cleared`, `Remove '${label}' from 'Update Fields', or from 'Fields to Clear'.`);
 			}
 			body[field] = null;
 		}
 		if (Object.keys(body).length === 0) {
-			invalid(at, 'Nothing to update', 'Add at least one field under Update Fields (or choose Fields to Clear).');
+			invalid(at, 'Nothing to update', "Add at least one field under 'Update Fields', or choose 'Fields to Clear'.");
 		}
 		return requestOptions;
 	};

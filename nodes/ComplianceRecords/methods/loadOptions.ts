@@ -1,35 +1,27 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { fetchFirm, staffName, type StaffMember } from '../actions/firm';
+import { BUSINESS_UNIT, fetchFirm, MANAGER, PARTNER, SERVICE, type FirmReference } from '../actions/firm';
 
-/** The dropdowns of the client fields, all filled from GET /firm (spec §2.6). */
-
-function sortedOptions(options: INodePropertyOptions[]): INodePropertyOptions[] {
-	return options.sort((a, b) => a.name.localeCompare(b.name));
-}
-
-function staffOptions(staff: StaffMember[]): INodePropertyOptions[] {
-	return sortedOptions(staff.map((member) => ({ name: staffName(member), value: member.id })));
+/** The dropdowns of the client fields, all filled from GET /firm (spec §2.6), sorted by name. */
+async function optionsOf(context: ILoadOptionsFunctions, reference: FirmReference): Promise<INodePropertyOptions[]> {
+	return reference
+		.choices(await fetchFirm(context))
+		.map(({ id, name, description }) => ({ name, value: id, ...(description && { description }) }))
+		.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export async function getPartners(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return staffOptions((await fetchFirm(this)).staff.filter((member) => member.isPartner));
+	return await optionsOf(this, PARTNER);
 }
 
 export async function getManagers(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return staffOptions((await fetchFirm(this)).staff.filter((member) => member.isManager));
+	return await optionsOf(this, MANAGER);
 }
 
 export async function getBusinessUnits(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return sortedOptions(
-		(await fetchFirm(this)).businessUnits.map((unit) => ({
-			name: unit.name,
-			value: unit.id,
-			description: unit.type,
-		})),
-	);
+	return await optionsOf(this, BUSINESS_UNIT);
 }
 
 export async function getServices(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return sortedOptions((await fetchFirm(this)).services.map((service) => ({ name: service.name, value: service.id })));
+	return await optionsOf(this, SERVICE);
 }

@@ -1,33 +1,42 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
+import { ExecutionBaseError, NodeApiError } from 'n8n-workflow';
 
-import type { Authentication } from './authentication';
+import type { Authentication } from './credentials';
 
-/** The record a request was about, so "not found" can name it: `{ label: 'Client', id }`. */
+/** The record a request was about, so "not found" can name it and the field it came from. */
 export interface RecordRef {
+	/** What the record is, e.g. `Client`. */
 	label: string;
 	id: string;
+	/** The display name of the parameter that gave the ID, e.g. `Client ID`. */
+	parameter?: string;
 }
 
-/** An HTTP answer with an error status, as received. */
-export interface ServiceFailure {
-	status: number;
-	body: unknown;
-	headers?: IDataObject;
-}
-
-export interface ServiceErrorContext {
+/** What an explanation may name: the credential kind, the record, the item, and what to hide. */
+export interface ErrorContext {
 	authentication: Authentication;
 	record?: RecordRef;
 	itemIndex?: number;
 	/** Credential values to hide should the service ever echo one back. */
-	secrets?: string[];
+	secrets: string[];
+	/** The request's timeout, for "did not answer within N seconds". */
+	timeoutMs?: number;
+	/** What to do about a timeout where the user can set one (the action node's settings). */
+	timeoutAdvice?: string;
+}
+
+/** An HTTP answer with an error status, as received. */
+export interface ServiceAnswer {
+	status: number;
+	body: unknown;
+	headers: IDataObject;
 }
 
 const HIDDEN = '**hidden**';
+const MAX_WORDS = 300;
 
-const OAUTH2_RECONNECT =
-	'Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.';
+const OAUTH2_RECONNECT = "Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.";
+const RETRY_LATER = "Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.";
 
 function redact(text: string, secrets: string[]): string {
 	let redacted = text.replace(/Bearer\s+[\w.~+/=-]+/gi, `Bearer ${HIDDEN}`);
@@ -35,161 +44,292 @@ function redact(text: string, secrets: string[]): string {
 	return redacted;
 }
 
-/** Every error body of the service is `{ "message": "..." }`; anything else is summarised. */
-function serviceMessage(failure: ServiceFailure): string {
-	const { body } = failure;
-	if (body && typeof body === 'object' && typeof (body as IDataObject).message === 'string') {
-		return (body as IDataObject).message as string;
+const isObject = (value: unknown): value is IDataObject =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+function shortened(text: string): string {
+	return text.length > MAX_WORDS ? `${text.slice(0, MAX_WORDS - 1)}…` : text;
+}
+
+/** A header of an answer, whatever the case of its name. */
+export function headerOf(headers: IDataObject | undefined, name: string): unknown {
+	const key = Object.keys(headers ?? {}).find((candidate) => candidate.toLowerCase() === name);
+	return key === undefined ? undefined : headers?.[key];
+}
+
+/* The service's words in the common error bodies of JSON APIs: a message at the top or nested, a
+ * list of errors, RFC 9457 problem details. The keys are tried in this order. */
+const MESSAGE_KEYS = ['detail', 'message', 'error_description', 'errorMessage', 'description', 'msg', 'reason', 'error', 'title'];
+const LIST_KEYS = ['errors', 'invalid-params', 'invalid_params', 'violations', 'details'];
+const FIELD_KEYS = ['field', 'param', 'parameter', 'pointer', 'path', 'name', 'property'];
+const MAX_LISTED = 3;
+
+function fieldOf(entry: IDataObject): string | undefined {
+	const source = isObject(entry.source) ? entry.source : {};
+	const found = [...FIELD_KEYS.map((key) => entry[key]), source.pointer, source.parameter].find(
+		(value) => typeof value === 'string' && value.trim() !== '',
+	);
+	if (found !== undefined) return String(found);
+	return Array.isArray(entry.loc) ? entry.loc.join('.') : undefined;
+}
+
+function listed(entries: unknown[], depth: number): string | undefined {
+	const parts = entries
+		.map((entry) => {
+			const words = wordsInJson(entry, depth + 1);
+			const field = isObject(entry) ? fieldOf(entry) : undefined;
+			return words && field && !words.includes(field) ? `${field}: ${words}` : words;
+		})
+		.filter((part): part is string => part !== undefined);
+	if (parts.length === 0) return undefined;
+	const more = parts.length > MAX_LISTED ? ` (and ${parts.length - MAX_LISTED} more)` : '';
+	return parts.slice(0, MAX_LISTED).join('; ') + more;
+}
+
+function wordsInJson(value: unknown, depth = 0): string | undefined {
+	if (depth > 4) return undefined;
+	if (typeof value === 'string') return oneLine(value) || undefined;
+	if (Array.isArray(value)) return listed(value, depth);
+	if (!isObject(value)) return undefined;
+	const message = MESSAGE_KEYS.map((key) => value[key])
+		.map((candidate) => (typeof candidate === 'string' || typeof candidate === 'object' ? wordsInJson(candidate, depth + 1) : undefined))
+		.find((words) => words !== undefined);
+	const list = LIST_KEYS.map((key) => value[key])
+		.filter((candidate) => Array.isArray(candidate) || isObject(candidate))
+		.map((candidate) => (Array.isArray(candidate) ? listed(candidate, depth) : wordsInJson(candidate, depth + 1)))
+		.find((words) => words !== undefined);
+	if (message && list && !message.includes(list)) return `${message}: ${list}`;
+	return message ?? list;
+}
+
+const decodeEntities = (text: string) =>
+	text
+		.replace(/&nbsp;/gi, ' ')
+		.replace(/&lt;/gi, '<')
+		.replace(/&gt;/gi, '>')
+		.replace(/&quot;/gi, '"')
+		.replace(/&#39;|&apos;/gi, "'")
+		.replace(/&amp;/gi, '&');
+
+function textOfElement(html: string, tag: string): string | undefined {
+	const match = new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(html);
+	const text = match && oneLine(decodeEntities(match[1].replace(/<[^>]*>/g, ' ')));
+	return text || undefined;
+}
+
+/** An HTML page (a proxy's or gateway's, usually) summarised: its title or heading, and its first paragraph. */
+function htmlSummary(html: string): string {
+	const page = html.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, '');
+	const heading = textOfElement(page, 'title') ?? textOfElement(page, 'h1');
+	const paragraph = textOfElement(page, 'p');
+	const said = [heading, paragraph && paragraph !== heading ? paragraph : undefined].filter(Boolean).join(': ');
+	return `${said || 'a page with no title'} (an HTML page, likely from a proxy or gateway in front of the service)`;
+}
+
+const looksLikeHtml = (text: string, contentType: string) =>
+	/html/i.test(contentType) || /^\s*<(!doctype|html|head|body)\b/i.test(text);
+
+/** The service's own words in an error answer, whatever the shape of its body; undefined when it has none. */
+export function serviceWords(answer: Pick<ServiceAnswer, 'body' | 'headers'>): string | undefined {
+	const { headers } = answer;
+	const body = answer.body instanceof Uint8Array ? Buffer.from(answer.body).toString('utf8') : answer.body;
+	if (typeof body !== 'string') return wordsInJson(body);
+	const contentType = String(headerOf(headers, 'content-type') ?? '');
+	if (looksLikeHtml(body, contentType)) return htmlSummary(body);
+	if (/^\s*[[{]/.test(body)) {
+		try {
+			return wordsInJson(JSON.parse(body));
+		} catch {
+			// Not JSON after all: the text as it is.
+		}
 	}
-	if (typeof body === 'string' && body.trim()) return body.trim().slice(0, 300);
-	return `HTTP ${failure.status} with no message`;
+	return oneLine(body) || undefined;
 }
 
-function retryAfterSeconds(headers: IDataObject | undefined): number | undefined {
-	const value = Number(headers?.['retry-after']);
-	return Number.isFinite(value) && value >= 0 ? value : undefined;
+/**
+ * Seconds to wait from Retry-After (RFC 9110): a number of seconds, or an HTTP date, read
+ * against the answer's own Date when it has one (the service's clock) and the host's otherwise.
+ */
+export function retryAfterSeconds(headers: IDataObject): number | undefined {
+	const value = String(headerOf(headers, 'retry-after') ?? '').trim();
+	if (/^\d+$/.test(value)) return Number(value);
+	const until = Date.parse(value);
+	if (!value || Number.isNaN(until)) return undefined;
+	const now = Date.parse(String(headerOf(headers, 'date') ?? ''));
+	return Math.max(0, Math.ceil((until - (Number.isNaN(now) ? Date.now() : now)) / 1000));
 }
 
-function explain(
-	failure: ServiceFailure,
-	said: string,
-	context: ServiceErrorContext,
-): { message: string; description: string } {
-	const { status } = failure;
+interface Explanation {
+	message: string;
+	description: string;
+}
+
+function explainAnswer(answer: ServiceAnswer, said: string, context: ErrorContext): Explanation {
+	const { status } = answer;
 	const { record } = context;
 	switch (status) {
 		case 400:
 			return {
-				message: `The service rejected the request: ${said}`,
-				description: 'Correct the field the service names and run the node again.',
+				message: `The service refused the request: ${said}`,
+				description: 'Correct the value the service names, then run the node again.',
 			};
 		case 401:
 			return context.authentication === 'oAuth2'
-				? {
-						message: `The service refused the OAuth2 connection: ${said}`,
-						description: OAUTH2_RECONNECT,
-					}
+				? { message: `The service refused the OAuth2 connection: ${said}`, description: OAUTH2_RECONNECT }
 				: {
 						message: `The service refused the API key: ${said}`,
 						description:
-							"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the Compliance Records API credential.",
+							"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the 'Compliance Records API' credential.",
 					};
 		case 403:
 			return {
-				message: `This credential may not do this: ${said}`,
+				message: `This credential is not allowed to do this: ${said}`,
 				description:
-					'The API key may be read-only, or the connected user may lack the permission. Use a credential allowed to make changes.',
+					'The API key may be read-only, or the connected user may not have the permission. Use a credential that is allowed to make changes.',
 			};
 		case 404:
 			return record
 				? {
 						message: `${record.label} "${record.id}" was not found: ${said}`,
-						description: `Check the ${record.label} ID: it may be mistyped, or belong to another firm than the credential's.`,
+						description: `Check ${record.parameter ? `'${record.parameter}'` : 'the ID'}: it may be mistyped, or belong to another firm than the credential's.`,
 					}
-				: { message: `Not found: ${said}`, description: "Check the credential's Base URL." };
+				: { message: `Not found: ${said}`, description: "Check the credential's 'Base URL'." };
 		case 409:
 			return {
 				message: `The reference number is already in use: ${said}`,
-				description:
-					'Another client of the firm already has this reference number. Use a different Reference Number.',
+				description: "Another client of the firm has this reference number. Use a different 'Reference Number'.",
 			};
 		case 429: {
-			const wait = retryAfterSeconds(failure.headers);
+			const wait = retryAfterSeconds(answer.headers);
 			return {
 				message: `The service is receiving too many requests: ${said}`,
-				description: `${wait === undefined ? 'Wait a moment' : `Wait ${wait} seconds`} and run again, or turn on Retry On Fail in the node's settings.`,
+				description: `${wait === undefined ? 'Wait a moment' : `Wait ${wait} seconds`} and run the node again, or turn on 'Retry On Fail' in the node's settings.`,
 			};
 		}
 		default:
 			return status >= 500
-				? {
-						message: `The service failed to process the request (HTTP ${status}): ${said}`,
-						description:
-							"This is a problem on the service's side. Try again later, or turn on Retry On Fail in the node's settings.",
-					}
+				? { message: `The service could not complete the request (HTTP ${status}): ${said}`, description: RETRY_LATER }
 				: {
 						message: `The service answered HTTP ${status}: ${said}`,
-						description: 'Check the parameters and the credential, then run again.',
+						description: "Check the node's parameters and the credential, then run the node again.",
 					};
 	}
 }
 
-/** The errors made here: what n8n throws is explained once, never again when passed on. */
-const explained = new WeakSet<object>();
-
-/** Turns a service error response into the error the user sees, including the service's `message`. */
-export function serviceError(
-	node: INode,
-	failure: ServiceFailure,
-	context: ServiceErrorContext,
-): NodeApiError {
-	const said = redact(serviceMessage(failure), context.secrets ?? []);
-	const { message, description } = explain(failure, said, context);
-	const error = new NodeApiError(node, { message: said, status: failure.status } as JsonObject, {
-		message,
-		description,
-		httpCode: String(failure.status),
-		itemIndex: context.itemIndex,
-	});
-	explained.add(error);
-	return error;
+/** Turns a service answer with an error status into the error the user sees, with the service's words. */
+export function answerError(node: INode, answer: ServiceAnswer, context: ErrorContext): NodeApiError {
+	const words = serviceWords(answer);
+	const said = redact(words === undefined ? `HTTP ${answer.status} with no message` : shortened(words), context.secrets);
+	return apiError(node, explainAnswer(answer, said, context), context, answer.status);
 }
 
-/** What n8n's error wrapping keeps of a request's failure; it differs between n8n lines. */
-interface ThrownError {
-	message?: unknown;
-	/** What the request threw: n8n 2.x keeps it; 1.x drops it (its error classes reset `cause`). */
-	cause?: { code?: unknown; body?: { error?: unknown }; response?: { status?: unknown; data?: unknown; headers?: IDataObject } };
-	/** The status (or error code) n8n found in what was thrown. */
-	httpCode?: unknown;
-	/** The response body, when it was a JSON object. */
-	context?: { data?: unknown };
+function apiError(node: INode, { message, description }: Explanation, context: ErrorContext, status?: number) {
+	const item = context.itemIndex === undefined ? '' : ` [item ${context.itemIndex}]`;
+	// The raw error stays out: it carries the request, and with it the credential.
+	return new NodeApiError(node, { message, ...(status && { status }) } as JsonObject, {
+		message: `${message}${item}`,
+		description,
+		httpCode: status ? String(status) : undefined,
+		itemIndex: context.itemIndex,
+	});
+}
+
+/** An error status that came back as a response (API key requests), on its way to {@link requestError}. */
+export class ErrorStatus extends Error {
+	constructor(readonly answer: ServiceAnswer) {
+		super(`HTTP ${answer.status}`);
+	}
+}
+
+/** Throws a response with an error status as an {@link ErrorStatus}; a success passes. */
+export function throwErrorStatus(response: IN8nHttpFullResponse): void {
+	if (response.statusCode >= 400) {
+		throw new ErrorStatus({ status: response.statusCode, body: response.body, headers: (response.headers ?? {}) as IDataObject });
+	}
 }
 
 /**
- * The service's answer inside an error n8n threw for an error status; undefined when the request
- * got no answer. n8n 2.x keeps the HTTP client's error with its response; n8n 1.x keeps only the
- * status and the body (so no Retry-After).
+ * What n8n's error keeps of a request that failed; it differs between n8n lines. n8n 2.x keeps
+ * the HTTP client's error in `cause`; n8n 1.x only the status (or the network code) in
+ * `httpCode` and a JSON object body in `context.data`: no headers, no text body.
  */
-function failureIn(error: ThrownError): ServiceFailure | undefined {
-	const response = error.cause?.response;
-	const status = Number(response?.status ?? error.httpCode);
-	if (!Number.isInteger(status) || status < 400) return undefined;
-	return response ? { status, body: response.data, headers: response.headers } : { status, body: error.context?.data };
+interface ThrownError {
+	message?: unknown;
+	httpCode?: unknown;
+	context?: { data?: unknown };
+	cause?: {
+		code?: unknown;
+		message?: unknown;
+		body?: { error?: unknown };
+		response?: { status?: unknown; data?: unknown; headers?: IDataObject };
+	};
+}
+
+function answerIn(thrown: ThrownError): ServiceAnswer | undefined {
+	if (thrown instanceof ErrorStatus) return thrown.answer;
+	const response = thrown.cause?.response;
+	const status = Number(response?.status ?? thrown.httpCode);
+	if (!Number.isInteger(status) || status < 400 || status > 599) return undefined;
+	return response
+		? { status, body: response.data, headers: response.headers ?? {} }
+		: { status, body: thrown.context?.data, headers: {} };
+}
+
+function networkCode(thrown: ThrownError): string | undefined {
+	return [thrown.cause?.code, thrown.httpCode].find(
+		(code): code is string => typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code),
+	);
+}
+
+function explainNetwork(code: string, context: ErrorContext): Explanation | undefined {
+	const check = "Check the credential's 'Base URL' and that the service is up, then run the node again.";
+	if ((code === 'ECONNABORTED' || code === 'ETIMEDOUT') && context.timeoutMs !== undefined) {
+		const seconds = Math.round(context.timeoutMs / 100) / 10;
+		return {
+			message: `The service did not answer within ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`,
+			description: `Check that the service is up, then run the node again. ${context.timeoutAdvice ?? RETRY_LATER}`,
+		};
+	}
+	if (code === 'ECONNREFUSED') return { message: 'The service refused the connection', description: check };
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { message: "The service's address could not be found", description: check };
+	if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED') {
+		return { message: 'The connection to the service closed before it answered', description: RETRY_LATER };
+	}
+	if (code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) {
+		return {
+			message: `The service's TLS certificate was not accepted (${code})`,
+			description: "Check the credential's 'Base URL': it must be the service's own https:// address, with a valid certificate.",
+		};
+	}
+	return undefined;
 }
 
 /**
  * Whether n8n's OAuth2 client failed to renew the token: the authorization server refused it
  * (its error carries the code EAUTH; n8n 1.x keeps only that code, 2.x the whole error).
  */
-function refusedRefresh(error: ThrownError): boolean {
-	return error.httpCode === 'EAUTH' || (error.cause?.code === 'EAUTH' && typeof error.cause.body?.error === 'string');
+function refusedRefresh(thrown: ThrownError): boolean {
+	return thrown.httpCode === 'EAUTH' || (thrown.cause?.code === 'EAUTH' && typeof thrown.cause.body?.error === 'string');
 }
 
 /**
- * Turns what n8n threw for a request into the error the user sees: an error status of the
- * service is mapped like a returned one; a refused OAuth2 refresh asks to reconnect (n8n 2.x
- * already says so itself when the grant was revoked; 1.x shows the token endpoint's bare
- * error); anything else (no answer at all, such as a refused connection) keeps n8n's wording.
+ * The error the user sees for whatever a request to the service threw: an error status with
+ * the service's words, a timeout, an unreachable service, a refused OAuth2 renewal. Anything
+ * else n8n or the node already explained (a check before sending, n8n's "reconnect the
+ * credential") passes on as it is.
  */
-export function requestError(
-	node: INode,
-	error: unknown,
-	context: ServiceErrorContext,
-): NodeApiError | NodeOperationError {
-	// Already explained: our own errors and checks, and n8n 2.x's "reconnect the credential".
-	if (error instanceof NodeOperationError || explained.has(error as object)) return error as NodeApiError;
+export function requestError(node: INode, error: unknown, context: ErrorContext): ExecutionBaseError {
 	const thrown = error as ThrownError;
-	const failure = failureIn(thrown);
-	if (failure) return serviceError(node, failure, context);
+	const answer = answerIn(thrown);
+	if (answer) return answerError(node, answer, context);
 	if (context.authentication === 'oAuth2' && refusedRefresh(thrown)) {
-		const refusal = new NodeApiError(node, { message: String(thrown.message) } as JsonObject, {
-			message: `The service refused the OAuth2 connection: ${redact(String(thrown.message), context.secrets ?? [])}`,
-			description: OAUTH2_RECONNECT,
-			itemIndex: context.itemIndex,
-		});
-		explained.add(refusal);
-		return refusal;
+		const said = redact(String(thrown.message), context.secrets);
+		return apiError(node, { message: `The service refused the OAuth2 connection: ${said}`, description: OAUTH2_RECONNECT }, context);
 	}
-	return new NodeApiError(node, error as JsonObject, { itemIndex: context.itemIndex });
+	const code = networkCode(thrown);
+	const network = code === undefined ? undefined : explainNetwork(code, context);
+	if (network) return apiError(node, network, context);
+	return error instanceof ExecutionBaseError ? error : new NodeApiError(node, error as JsonObject, { itemIndex: context.itemIndex });
 }

@@ -12,23 +12,19 @@ export interface ListPage<T = IDataObject> {
 /** Asks the service for one page: `cursor` is absent on the first request. */
 export type FetchPage<T = IDataObject> = (query: { limit: number; cursor?: string }) => Promise<ListPage<T>>;
 
-/** One page as the loop hands it on: its records, and the cursor of the page after it, if any. */
+/** One page as the loop hands it on: its records, the cursor of the page after it if any, and the list's total. */
 export interface Page<T = IDataObject> {
 	records: T[];
 	next?: string;
+	total?: number;
 }
 
 /**
- * The one cursor-paging loop of the package: the action node's Get Many and the trigger's
- * listings both page through it. It yields page by page until `wanted` records (Infinity for
- * all) have come. Each request asks for at most 200, and never for more than are still wanted;
- * the cursor goes back exactly as received. `from` resumes at a cursor an earlier run kept.
- *
- * It stops when a page is empty or carries no `next_cursor` (spec §4.5, rules 3 and 4), never
- * at `meta.total`: a total is a count at one moment, not a promise about the pages. Records
- * deleted, or listed twice because they moved, while paging would make a total-based stop end
- * before the last page and miss records. The safe rule costs one request for an empty page
- * after a full final one, and only then.
+ * The one cursor-paging loop of the package (Get Many, lookups, the trigger): page by page until
+ * `wanted` records (Infinity for all) have come, each request asking for at most 200 and never
+ * for more than are still wanted. `from` resumes at a cursor an earlier run kept. It stops at an
+ * empty page or one without `next_cursor` (spec §4.5), never at `meta.total`, a count at one
+ * moment that records changing while paging would make wrong.
  */
 export async function* pages<T = IDataObject>(
 	fetchPage: FetchPage<T>,
@@ -41,6 +37,6 @@ export async function* pages<T = IDataObject>(
 		const records = page.data.slice(0, wanted - received);
 		received += records.length;
 		cursor = page.data.length > 0 && page.meta?.next_cursor ? page.meta.next_cursor : undefined;
-		yield { records, next: cursor };
+		yield { records, next: cursor, total: typeof page.meta?.total === 'number' ? page.meta.total : undefined };
 	} while (cursor !== undefined && received < wanted);
 }

@@ -2,7 +2,6 @@ import type {
 	IAdditionalCredentialOptions,
 	ICredentialDataDecryptedObject,
 	IDataObject,
-	IExecuteFunctions,
 	IExecuteSingleFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
@@ -13,94 +12,40 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { credentialTypeFor, type Authentication } from './authentication';
-import { requestError, serviceError, type RecordRef } from './errors';
+import { insecureUrlProblem, SERVICE_HEADERS, trimmedUrl } from '../../../shared/service';
+import { credentialTypeFor, type Authentication } from './credentials';
+import { requestError, throwErrorStatus, type ErrorContext, type RecordRef } from './errors';
 
 /**
- * The one place for how this package talks to the Compliance Records Service. The declarative
- * node (through `routing.ts`), the trigger, the dropdown loaders and the API key credential all
- * use these rules, so the base URL, version header, insecure-URL refusal and error mapping
- * cannot drift apart.
+ * How the package talks to the service: the rules every request gets, whichever path sends it
+ * (the action node's declarative routing, or {@link serviceRequest} for the trigger, the
+ * dropdowns and lookups), and the one mapping of what a request throws (errors.ts).
  */
 
-/** The only version the service accepts (spec §9). */
-export const API_VERSION = '1.0.0';
+/** How long a request may wait for the service, unless the user sets another (n8n's own default is 300 s). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
-export const SERVICE_HEADERS = {
-	'accept-version': API_VERSION,
-	accept: 'application/json',
-} as const;
-
-/**
- * Whether n8n returns error statuses as responses (true) or throws them (false); both are
- * mapped to the same errors (errors.ts). OAuth2 must throw: n8n refreshes an expired access
- * token only when a request throws with 401, then retries it. Only the boolean is read the same
- * by every n8n version: the object form `{ ignore: true, except: [401] }` is understood from
- * about n8n 2.10; n8n 1.x takes it for `true`, so a 401 never reaches the refresh. An API key
- * cannot be refreshed, so its 401 comes back to be explained, after one request.
- */
-function statusErrorsReturnedFor(authentication: Authentication): boolean {
-	return authentication !== 'oAuth2';
-}
-
-function isLoopbackHost(hostname: string): boolean {
-	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-/**
- * Why a URL must not receive credentials, or undefined when it may: anything but https, except
- * plain http to this machine (the local sandbox), would send the key or token in clear.
- */
-export function insecureUrlProblem(url: string): string | undefined {
-	let parsed: URL;
-	try {
-		parsed = new URL(url);
-	} catch {
-		return `"${url}" is not a valid URL. Enter the service's full base URL, e.g. https://api.example.com/v1.`;
-	}
-	if (parsed.protocol === 'https:') return undefined;
-	if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
-	return `Refusing to send credentials to ${parsed.protocol}//${parsed.host}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's Base URL to its https:// address.`;
-}
-
-/** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
-function trimmedUrl(url: unknown): string {
-	return String(url ?? '')
-		.trim()
-		.replace(/\/+$/, '');
-}
-
-/** The same rule inside an n8n expression, for credential fields computed from a URL field. */
-export function trimmedUrlExpression(reference: string): string {
-	return `String(${reference} ?? "").trim().replace(/\\/+$/, "")`;
-}
-
-/** The credential's base URL, trimmed and without trailing slashes, refused if insecure. */
 function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 	const baseUrl = trimmedUrl(rawBaseUrl);
 	if (!baseUrl) {
-		throw new NodeOperationError(node, 'The credential has no Base URL', {
+		throw new NodeOperationError(node, "The credential has no 'Base URL'", {
 			description: "Open the credential and enter the service's base URL.",
 		});
 	}
 	const problem = insecureUrlProblem(baseUrl);
-	if (problem) throw new NodeOperationError(node, 'Insecure or invalid Base URL', { description: problem });
+	if (problem) throw new NodeOperationError(node, "Insecure or invalid 'Base URL'", { description: problem });
 	return baseUrl;
 }
 
-/** Applies the service's rules to a request about to be sent, whichever path built it. */
-export function applyServiceRules<T extends Pick<IHttpRequestOptions, 'baseURL' | 'headers'>>(
-	options: T & Pick<IHttpRequestOptions, 'ignoreHttpStatusErrors' | 'json' | 'sendCredentialsOnCrossOriginRedirect'>,
-	authentication: Authentication,
-	node: INode,
-): T {
+/** Applies the service's rules to a request about to be sent. */
+export function prepareRequest(options: IHttpRequestOptions, node: INode, authentication: Authentication): IHttpRequestOptions {
 	options.baseURL = checkedBaseUrl(options.baseURL, node);
 	options.headers = { ...options.headers, ...SERVICE_HEADERS };
 	options.json = true;
-	options.ignoreHttpStatusErrors = statusErrorsReturnedFor(authentication);
-	// n8n follows redirects and, by default, sends the credential along to any origin: a redirect
-	// must never hand the key or token to another host.
+	// n8n renews an OAuth2 token only when a 401 is thrown, and re-sends any request whose 401
+	// was thrown: an API key cannot be renewed, so its error statuses come back (see ErrorStatus).
+	options.ignoreHttpStatusErrors = authentication !== 'oAuth2';
+	// n8n would hand the key or token to whatever origin a redirect names.
 	options.sendCredentialsOnCrossOriginRedirect = false;
 	return options;
 }
@@ -114,30 +59,18 @@ export function credentialSecrets(credentials: ICredentialDataDecryptedObject): 
 }
 
 /**
- * Hands n8n a credential the node has already read, for `httpRequestWithAuthentication`.
- * Without it, n8n reads the credential again for every request (in n8n: loads it from the
- * database and decrypts it), which a listing pays on every page. n8n still applies the
- * credential's `authenticate`; OAuth2 requests read the credential themselves, so that n8n can
- * refresh the token.
+ * Hands n8n the credential the node has read, so that n8n does not load and decrypt it again for
+ * the request. OAuth2 requests read it themselves, so that n8n can renew the token.
  */
-export function alreadyRead(
-	node: INode,
-	type: string,
-	data: ICredentialDataDecryptedObject,
-): IAdditionalCredentialOptions {
+function alreadyRead(node: INode, type: string, data: ICredentialDataDecryptedObject): IAdditionalCredentialOptions {
 	const stored = node.credentials?.[type];
 	return { credentialsDecrypted: { id: stored?.id ?? '', name: stored?.name ?? type, type, data } };
 }
 
-type ServiceContext = IExecuteFunctions | IExecuteSingleFunctions | ILoadOptionsFunctions | IPollFunctions;
+type ServiceContext = IExecuteSingleFunctions | ILoadOptionsFunctions | IPollFunctions;
 
-function authenticationOf(context: ServiceContext): Authentication {
-	// IExecuteFunctions reads parameters per item; authentication is the same for all.
-	const value =
-		'getInputData' in context && !('getItemIndex' in context)
-			? context.getNodeParameter('authentication', 0, 'apiKey')
-			: (context as IExecuteSingleFunctions).getNodeParameter('authentication', 'apiKey');
-	return value as Authentication;
+export function authenticationOf(context: ServiceContext): Authentication {
+	return context.getNodeParameter('authentication', 'apiKey') as Authentication;
 }
 
 export interface ServiceRequest {
@@ -149,8 +82,7 @@ export interface ServiceRequest {
 	/** Names the record in a "not found" error. */
 	record?: RecordRef;
 	itemIndex?: number;
-	/** Milliseconds before the request is abandoned (n8n's default otherwise: 300 s). */
-	timeout?: number;
+	timeoutMs?: number;
 }
 
 /** A successful answer: its body, and its headers (names in lower case). */
@@ -160,58 +92,45 @@ export interface ServiceResponse {
 }
 
 /**
- * Sends one request with the credential chosen in the node's `authentication` parameter and
- * returns the response body; failures become the same errors the declarative operations give.
- * For code paths n8n's declarative routing does not cover: the trigger, dropdown loaders and the
- * firm record that names given by expression are looked up in.
+ * Sends one request with the credential the node's 'Authentication' picks, for what n8n's
+ * declarative routing does not run: the trigger, the dropdowns and lookups.
  */
-export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<IDataObject> {
-	return (await serviceResponse.call(this, request)).body;
-}
-
-/** {@link serviceRequest}, with the response's headers too (the trigger reads `Date`). */
-export async function serviceResponse(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
+export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const node = this.getNode();
 	const authentication = authenticationOf(this);
 	const credentialType = credentialTypeFor(authentication);
 	const credentials = await this.getCredentials(credentialType);
-	const options = applyServiceRules<IHttpRequestOptions>(
+	const timeout = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	const options = prepareRequest(
 		{
 			method: request.method,
 			baseURL: credentials.baseUrl as string,
 			url: request.url,
 			qs: request.qs,
 			body: request.body,
-			timeout: request.timeout,
+			timeout,
 			returnFullResponse: true,
 		},
-		authentication,
 		node,
-	);
-	const errorContext = {
 		authentication,
-		record: request.record,
-		itemIndex: request.itemIndex,
-		secrets: credentialSecrets(credentials),
-	};
-
-	let response: IN8nHttpFullResponse;
+	);
 	try {
-		response = (await this.helpers.httpRequestWithAuthentication.call(
+		const response = (await this.helpers.httpRequestWithAuthentication.call(
 			this,
 			credentialType,
 			options,
 			alreadyRead(node, credentialType, credentials),
 		)) as IN8nHttpFullResponse;
+		throwErrorStatus(response);
+		return { body: response.body as IDataObject, headers: (response.headers ?? {}) as IDataObject };
 	} catch (error) {
-		throw requestError(node, error, errorContext);
+		const context: ErrorContext = {
+			authentication,
+			record: request.record,
+			itemIndex: request.itemIndex,
+			secrets: credentialSecrets(credentials),
+			timeoutMs: timeout,
+		};
+		throw requestError(node, error, context);
 	}
-	if (response.statusCode >= 400) {
-		throw serviceError(
-			node,
-			{ status: response.statusCode, body: response.body, headers: response.headers },
-			errorContext,
-		);
-	}
-	return { body: response.body as IDataObject, headers: (response.headers ?? {}) as IDataObject };
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { pages, type ListPage } from '../transport/paging';
-import { serviceRequest, serviceResponse } from '../transport/request';
+import { serviceRequest } from '../transport/request';
 import { clientKey, firstEvaluationBound, serviceTimeFromDate, type Sighting } from './cursor';
 
 /** A client as the list returns it (or in full, with Fetch Full Client). */
@@ -141,11 +141,11 @@ function clientPages(context: IPollFunctions, budget: PollBudget, since: number 
 		const sentAt = budget.elapsed();
 		firstRequestAt ??= sentAt;
 		const { body, headers } = await budget.within(
-			serviceResponse.call(context, {
+			serviceRequest.call(context, {
 				method: 'GET',
 				url: '/clients',
 				qs: { ...filter, ...paging },
-				timeout: budget.requestTimeout(),
+				timeoutMs: budget.requestTimeout(),
 			}),
 		);
 		if (!Array.isArray(body?.data)) throw unreadable(context, 'a list page has no data array');
@@ -194,7 +194,7 @@ export async function listClients(
 export async function serviceTime(this: IPollFunctions, budget: PollBudget): Promise<number | undefined> {
 	const sentAt = budget.elapsed();
 	const { headers } = await budget.within(
-		serviceResponse.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeout: budget.requestTimeout() }),
+		serviceRequest.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeoutMs: budget.requestTimeout() }),
 	);
 	return serviceTimeFromDate(header(headers, 'date'), budget.elapsed() - sentAt);
 }
@@ -301,13 +301,13 @@ export async function sweep(
 
 /** GET /clients/{id}: the client with partner, manager, business unit and services. */
 export async function fetchFullClient(this: IPollFunctions, budget: PollBudget, id: string): Promise<Client> {
-	const response = await budget.within(
+	const { body } = await budget.within(
 		serviceRequest.call(this, {
 			method: 'GET',
 			url: `/clients/${encodeURIComponent(id)}`,
 			record: { label: 'Client', id },
-			timeout: budget.requestTimeout(),
+			timeoutMs: budget.requestTimeout(),
 		}),
 	);
-	return checkedClient(this, (response as IDataObject | undefined)?.data);
+	return checkedClient(this, body?.data);
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { authenticationProperty } from '../transport/authentication';
+import { authenticationProperty } from '../authentication';
 
 /** The trigger's parameters (n8n adds Poll Times itself to a polling node). */
 export const triggerProperties: INodeProperties[] = [

@@ -14,7 +14,7 @@ import {
 import { recordRouting } from '../../actions/routing';
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
-export const routing = recordRouting({ method: 'POST', path: '/clients', simplify: 'client' });
+export const routing = recordRouting({ method: 'POST', path: '/clients', kind: 'client' });
 
 const forEntity = (...entityTypes: string[]): IDisplayOptions => ({ show: { entityType: entityTypes } });
 

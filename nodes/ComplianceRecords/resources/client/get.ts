@@ -2,10 +2,10 @@ import { forOperation, recordIdField, simplifyField } from '../../actions/fields
 import { recordRouting } from '../../actions/routing';
 
 /** The client an operation is about: named in "not found" errors. */
-export const clientRecord = { label: 'Client', idParameter: 'clientId' };
+export const clientRecord = { label: 'Client', parameter: 'clientId', displayName: 'Client ID' };
 
 /** GET /clients/{id}: the full client, with its entity, assignments and services. */
-export const routing = recordRouting({ method: 'GET', path: '/clients', record: clientRecord, simplify: 'client' });
+export const routing = recordRouting({ method: 'GET', path: '/clients', record: clientRecord, kind: 'client' });
 
 export const clientIdField = recordIdField(
 	'Client ID',

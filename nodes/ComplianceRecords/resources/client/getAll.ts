@@ -17,7 +17,7 @@ function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const days = filters.reviewDueWithinDays;
 	const includeOverdue = filters.includeOverdue === true;
 	const refuse = (message: string, description: string) =>
-		new NodeOperationError(this.getNode(), message, { itemIndex: this.getItemIndex(), description });
+		new NodeOperationError(this.getNode(), `${message} [item ${this.getItemIndex()}]`, { itemIndex: this.getItemIndex(), description });
 	if (days === undefined || days === '' || days === null) {
 		if (includeOverdue) {
 			throw refuse('Include Overdue needs Review Due Within (Days)', 'Add the filter Review Due Within (Days), e.g. 30.');

@@ -6,7 +6,7 @@ import type { ClearableFields } from '../../actions/validation';
 import { clientIdField, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
-export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord, simplify: 'client' });
+export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord, kind: 'client' });
 
 /** The client fields the service lets an update set to null (spec §4.1). */
 const clearable: ClearableFields = [

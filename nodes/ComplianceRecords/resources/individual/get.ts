@@ -2,14 +2,14 @@ import { forOperation, recordIdField, simplifyField } from '../../actions/fields
 import { recordRouting } from '../../actions/routing';
 
 /** The individual an operation is about: named in "not found" errors. */
-export const individualRecord = { label: 'Individual', idParameter: 'individualId' };
+export const individualRecord = { label: 'Individual', parameter: 'individualId', displayName: 'Individual ID' };
 
 /** GET /individuals/{id}. */
 export const routing = recordRouting({
 	method: 'GET',
 	path: '/individuals',
 	record: individualRecord,
-	simplify: 'individual',
+	kind: 'individual',
 });
 
 export const individualIdField = recordIdField(

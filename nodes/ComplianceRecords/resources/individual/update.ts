@@ -14,7 +14,7 @@ export const routing = recordRouting({
 	method: 'PATCH',
 	path: '/individuals',
 	record: individualRecord,
-	simplify: 'individual',
+	kind: 'individual',
 });
 
 /** The individual fields the service lets an update set to null (spec §4.3). */

@@ -45,12 +45,14 @@ describe('Dropdowns filled from GET /firm', () => {
 		expect(options).toEqual(managers.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id })).sort(byName));
 	});
 
-	it('Business Unit: every unit, its type as description', async () => {
+	it('Business Unit: every unit, its type in words as description', async () => {
 		const { businessUnits } = await firm();
 
 		const options = await load('getBusinessUnits');
 
-		expect(options).toEqual(businessUnits.map((unit) => ({ name: unit.name, value: unit.id, description: unit.type })).sort(byName));
+		expect(options).toEqual(businessUnits
+				.map((unit) => ({ name: unit.name, value: unit.id, description: { DEPARTMENT: 'Department', OFFICE: 'Office' }[unit.type] }))
+				.sort(byName));
 	});
 
 	it('Services: every service of the firm', async () => {

@@ -1,12 +1,15 @@
+import { ERROR_FORMATS, type ErrorFormat } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { inspect } from 'node:util';
 
-import { serviceError } from '../../../../nodes/ComplianceRecords/transport/errors';
+import { answerError, serviceWords } from '../../../../nodes/ComplianceRecords/transport/errors';
 import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
 import { answeredMessage, useSandbox } from '../../../helpers/sandbox';
-import { clientIds, serviceGet } from '../../../helpers/serviceApi';
+import { clientIds, serviceCall } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
+
+afterEach(() => sandbox().setErrorFormat('message'));
 
 const withKey = (apiKey: string) =>
 	new CredentialStore({ complianceRecordsApi: { baseUrl: sandbox().baseUrl, apiKey } });
@@ -25,10 +28,11 @@ const createClient = (additionalFields: INodeParameters = {}): INodeParameters =
 	additionalFields,
 });
 
-let ids: string[];
-beforeAll(async () => {
-	ids = await clientIds(sandbox());
-});
+async function firmClientIds(): Promise<string[]> {
+	const ids = await clientIds(sandbox());
+	sandbox().clearRequests();
+	return ids;
+}
 
 /** The key must not be in the error: its message, description, what n8n stores, nor in memory. */
 function expectNoSecret(error: unknown, secret: string) {
@@ -40,11 +44,11 @@ function expectNoSecret(error: unknown, secret: string) {
 }
 
 describe('Errors of the service, as the user sees them', () => {
-	it('400: says what the service rejected, with its message', async () => {
+	it('400: says what the service refused, with its words', async () => {
 		const result = await run(createClient({ partnerId: 'no-such-partner' }));
 
-		expect(result.error?.message).toBe(`The service rejected the request: ${answeredMessage(sandbox())}`);
-		expect(result.error?.description).toBe('Correct the field the service names and run the node again.');
+		expect(result.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.description).toBe('Correct the value the service names, then run the node again.');
 		expect((result.error as { httpCode?: string }).httpCode).toBe('400');
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
@@ -62,59 +66,54 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(getClient('any'), withKey(key));
 
-		expect(result.error?.message).toBe(`The service refused the API key: ${answeredMessage(sandbox())}`);
+		expect(result.error?.message).toBe(`The service refused the API key: ${answeredMessage(sandbox())} [item 0]`);
 		expect(result.error?.description).toBe(
-			"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the Compliance Records API credential.",
+			"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the 'Compliance Records API' credential.",
 		);
 		expect(sandbox().requests()).toHaveLength(1);
 		expectNoSecret(result.error, key);
 	});
 
-	it('403: says the credential may not do this (a read-only key creating a client)', async () => {
+	it('403: says the credential is not allowed (a read-only key creating a client)', async () => {
 		const key = sandbox().createApiKey({ name: 'Read only', readOnly: true });
 
 		const result = await run(createClient(), withKey(key));
 
-		expect(result.error?.message).toBe(`This credential may not do this: ${answeredMessage(sandbox())}`);
+		expect(result.error?.message).toBe(`This credential is not allowed to do this: ${answeredMessage(sandbox())} [item 0]`);
 		expectNoSecret(result.error, key);
 	});
 
-	it('404: names the missing record and its ID (update)', async () => {
+	it('404: names the missing record, its ID and the field it came from (update)', async () => {
 		const result = await run({ resource: 'client', operation: 'update', clientId: 'gone-1', updateFields: { referenceNumber: 'X' } });
 
-		expect(result.error?.message).toBe(`Client "gone-1" was not found: ${answeredMessage(sandbox())}`);
+		expect(result.error?.message).toBe(`Client "gone-1" was not found: ${answeredMessage(sandbox())} [item 0]`);
 		expect(result.error?.description).toBe(
-			"Check the Client ID: it may be mistyped, or belong to another firm than the credential's.",
+			"Check 'Client ID': it may be mistyped, or belong to another firm than the credential's.",
 		);
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
-	it('404 through OAuth2: mapped the same way', async () => {
+	it('404 through OAuth2: explained the same way', async () => {
 		const store = credentials();
 		await connectOAuth2(store);
 
 		const result = await run({ ...getClient('gone-2'), authentication: 'oAuth2' }, store);
 
-		expect(result.error?.message).toBe(`Client "gone-2" was not found: ${answeredMessage(sandbox())}`);
+		expect(result.error?.message).toBe(`Client "gone-2" was not found: ${answeredMessage(sandbox())} [item 0]`);
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
 	it("404: another firm's client is not found either", async () => {
-		const others = await serviceGet<{ data: Array<{ id: string }> }>(
-			{ ...sandbox(), apiKey: sandbox().otherFirm.apiKey },
-			'/clients',
-		);
-		sandbox().clearRequests();
-		const otherId = others.data[0].id;
+		const [otherId] = await clientIds({ ...sandbox(), apiKey: sandbox().otherFirm.apiKey });
 
 		const result = await run(getClient(otherId));
 
-		expect(result.error?.message).toBe(`Client "${otherId}" was not found: ${answeredMessage(sandbox())}`);
+		expect(result.error?.message).toBe(`Client "${otherId}" was not found: ${answeredMessage(sandbox())} [item 0]`);
 	});
 
 	it('409: says the reference number is already in use, on create and on update', async () => {
-		const [first, second] = ids;
-		await run({ resource: 'client', operation: 'update', clientId: first, updateFields: { referenceNumber: 'TAKEN-1' } });
+		const [first, second] = await firmClientIds();
+		await serviceCall(sandbox(), 'PATCH', `/clients/${first}`, { referenceNumber: 'TAKEN-1' });
 
 		const created = await run(createClient({ referenceNumber: 'TAKEN-1' }));
 		const createAnswer = answeredMessage(sandbox());
@@ -122,50 +121,53 @@ describe('Errors of the service, as the user sees them', () => {
 		const updateAnswer = answeredMessage(sandbox());
 
 		for (const [result, answer] of [[created, createAnswer], [updated, updateAnswer]] as const) {
-			expect(result.error?.message).toBe(`The reference number is already in use: ${answer}`);
+			expect(result.error?.message).toBe(`The reference number is already in use: ${answer} [item 0]`);
 			expect(result.error?.description).toBe(
-				'Another client of the firm already has this reference number. Use a different Reference Number.',
+				"Another client of the firm has this reference number. Use a different 'Reference Number'.",
 			);
-			expectNoSecret(result.error, sandbox().apiKey);
 		}
 	});
 
-	it('429: says the service is busy and how long to wait', async () => {
-		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 7 });
+	it.each([
+		['seconds', 'seconds'],
+		['an HTTP date', 'date'],
+	] as const)('429 with Retry-After in %s: says how long to wait', async (_case, retryAfterAs) => {
+		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 7, retryAfterAs });
 
 		const result = await run({ resource: 'firm', operation: 'get' });
 
-		expect(result.error?.message).toBe(`The service is receiving too many requests: ${answeredMessage(sandbox())}`);
-		expect(result.error?.description).toBe("Wait 7 seconds and run again, or turn on Retry On Fail in the node's settings.");
-		expectNoSecret(result.error, sandbox().apiKey);
+		expect(result.error?.message).toBe(`The service is receiving too many requests: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.description).toBe("Wait 7 seconds and run the node again, or turn on 'Retry On Fail' in the node's settings.");
 	});
 
-	it.each([500, 503] as const)('%s: says the service failed, with its message', async (status) => {
+	it.each([500, 503] as const)('%s: says the service could not complete it, with its words', async (status) => {
 		sandbox().injectFaults({ count: 1, status, path: '/clients' });
 
 		const result = await run({ resource: 'client', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toBe(`The service failed to process the request (HTTP ${status}): ${answeredMessage(sandbox())}`);
-		expect(result.error?.description).toBe(
-			"This is a problem on the service's side. Try again later, or turn on Retry On Fail in the node's settings.",
+		expect(result.error?.message).toBe(
+			`The service could not complete the request (HTTP ${status}): ${answeredMessage(sandbox())} [item 0]`,
 		);
+		expect(result.error?.description).toBe("Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.");
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
-	it('a service that cannot be reached: n8n says so, the key is nowhere in the error', async () => {
+	it('a service that refuses connections: says so and where to look, the key nowhere in the error', async () => {
 		const unreachable = new CredentialStore({
 			complianceRecordsApi: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: sandbox().apiKey },
 		});
 
 		const result = await run({ resource: 'firm', operation: 'get' }, unreachable);
 
-		expect(result.error?.message).toBe('The service refused the connection - perhaps it is offline');
-		const { message, description } = result.error as { message: string; description?: string };
-		expect(`${message} ${description ?? ''} ${JSON.stringify(result.error)}`).not.toContain(sandbox().apiKey);
+		expect(result.error?.message).toBe('The service refused the connection [item 0]');
+		expect(result.error?.description).toBe(
+			"Check the credential's 'Base URL' and that the service is up, then run the node again.",
+		);
+		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
 	it('Continue On Fail: one error item per failed input item, the others processed', async () => {
-		const [first, second] = ids;
+		const [first, second] = await firmClientIds();
 
 		const result = await runNode({
 			credentials: credentials(),
@@ -177,24 +179,131 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(4);
 		expect(result.items[0].json.id).toBe(first);
-		expect(result.items[1].error?.message).toBe(`Client "missing-7" was not found: ${answeredMessage(sandbox(), 1)}`);
+		expect(result.items[1].error?.message).toBe(`Client "missing-7" was not found: ${answeredMessage(sandbox(), 1)} [item 1]`);
 		expect(result.items[2].json.id).toBe(second);
-		expect(result.items[3].error?.message).toBe('Client ID ".." is not a valid ID');
+		expect(result.items[3].error?.message).toBe(`'Client ID' ".." is not a valid ID [item 3]`);
 		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${first}`, '/clients/missing-7', `/clients/${second}`]);
 	});
 });
 
-describe('serviceError', () => {
-	it('hides a credential the service echoes back', () => {
-		const node = { id: 'n', name: 'Compliance Records', type: 't', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+describe("The service's words, whatever the shape of its error body", () => {
+	const refusedCreate = createClient({ partnerId: 'no-such-partner' });
 
-		const error = serviceError(
+	it.each(ERROR_FORMATS.filter((format) => format !== 'html'))('%s body, with an API key', async (format: ErrorFormat) => {
+		sandbox().setErrorFormat(format);
+
+		const result = await run(refusedCreate);
+
+		expect(result.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+	});
+
+	it.each(['problem', 'errors', 'nested'] as const)('%s body, through OAuth2 (thrown by n8n, not returned)', async (format) => {
+		const store = credentials();
+		await connectOAuth2(store);
+		sandbox().setErrorFormat(format);
+
+		const result = await run({ ...refusedCreate, authentication: 'oAuth2' }, store);
+
+		expect(result.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+	});
+
+	it("an HTML page (a proxy's): summarised with its title and words, never dumped", async () => {
+		sandbox().setErrorFormat('html');
+		sandbox().injectFaults({ count: 1, status: 503 });
+
+		const result = await run({ resource: 'firm', operation: 'get' });
+
+		expect(result.error?.message).toBe(
+			`The service could not complete the request (HTTP 503): 503 Service Unavailable: ${answeredMessage(sandbox())} (an HTML page, likely from a proxy or gateway in front of the service) [item 0]`,
+		);
+		expect(result.error?.message).not.toMatch(/[<>{}]/);
+	});
+
+	it('an error in a list page is explained the same way (Get Many, problem details)', async () => {
+		sandbox().setErrorFormat('problem');
+		sandbox().injectFaults({ count: 1, status: 500, path: '/individuals' });
+
+		const result = await run({ resource: 'individual', operation: 'getAll', returnAll: true });
+
+		expect(result.error?.message).toBe(
+			`The service could not complete the request (HTTP 500): ${answeredMessage(sandbox())} [item 0]`,
+		);
+	});
+});
+
+describe('Bodies other services answer with', () => {
+	const words = (body: unknown, contentType = 'application/json') =>
+		serviceWords({ body, headers: { 'content-type': contentType } });
+
+	it.each([
+		['a message at the top', { message: 'Unknown partner' }, 'Unknown partner'],
+		['a nested error object', { error: { code: 'BAD_REQUEST', message: 'Unknown partner' } }, 'Unknown partner'],
+		['an OAuth-style error', { error: 'invalid_request', error_description: 'Unknown partner' }, 'Unknown partner'],
+		['a bare error string', { error: 'Unknown partner' }, 'Unknown partner'],
+		[
+			'RFC 9457 problem details with invalid params',
+			{ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Validation failed', 'invalid-params': [{ name: 'partnerId', reason: 'is unknown' }] },
+			'Validation failed: partnerId: is unknown',
+		],
+		['problem details with only a title', { type: 'about:blank', title: 'Conflict', status: 409 }, 'Conflict'],
+		[
+			'a JSON:API list',
+			{ errors: [{ status: '400', title: 'Invalid', detail: 'is unknown', source: { pointer: '/data/partnerId' } }] },
+			'/data/partnerId: is unknown',
+		],
+		[
+			'a list with more than three entries',
+			{ errors: ['a', 'b', 'c', 'd', 'e'].map((field) => ({ field, message: 'is required' })) },
+			'a: is required; b: is required; c: is required (and 2 more)',
+		],
+		['a list of strings', ['first is wrong', 'second is wrong'], 'first is wrong; second is wrong'],
+		['a validation list with locations', { detail: [{ loc: ['body', 'partnerId'], msg: 'is unknown' }] }, 'body.partnerId: is unknown'],
+	])('%s', (_case, body, expected) => {
+		expect(words(body)).toBe(expected);
+	});
+
+	it('plain text, its whitespace folded', () => {
+		expect(words('  Partner\n  is unknown ', 'text/plain')).toBe('Partner is unknown');
+	});
+
+	it('JSON sent as text', () => {
+		expect(words('{"message":"Unknown partner"}', 'text/plain')).toBe('Unknown partner');
+	});
+
+	it('an HTML page without a content type, its script and style left out', () => {
+		const page =
+			'<!DOCTYPE html><html><head><title>Bad Gateway</title><style>p{color:red}</style><script>var x = "<p>no</p>"</script></head>' +
+			'<body><h1>Bad Gateway</h1><p>The upstream server sent an invalid answer &amp; was dropped.</p></body></html>';
+
+		expect(words(page, '')).toBe(
+			'Bad Gateway: The upstream server sent an invalid answer & was dropped. (an HTML page, likely from a proxy or gateway in front of the service)',
+		);
+	});
+
+	it('an empty body, or one with no words: none', () => {
+		expect(words('')).toBeUndefined();
+		expect(words({ code: 17 })).toBeUndefined();
+		expect(words(undefined)).toBeUndefined();
+	});
+});
+
+describe('What an error must never show', () => {
+	const node = { id: 'n', name: 'Compliance Records', type: 't', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+
+	it('a credential the service echoes back', () => {
+		const error = answerError(
 			node,
-			{ status: 401, body: { message: 'Key sk_live_123456 is not valid (Authorization: Bearer sk_live_123456)' } },
+			{ status: 401, body: { message: 'Key sk_live_123456 is not valid (Authorization: Bearer sk_live_123456)' }, headers: {} },
 			{ authentication: 'apiKey', secrets: ['sk_live_123456'] },
 		);
 
 		expect(error.message).toBe('The service refused the API key: Key **hidden** is not valid (Authorization: Bearer **hidden**)');
 		expectNoSecret(error, 'sk_live_123456');
+	});
+
+	it('more than 300 characters of it', () => {
+		const error = answerError(node, { status: 400, body: `${'x'.repeat(1000)}`, headers: {} }, { authentication: 'apiKey', secrets: [] });
+
+		expect(error.message).toBe(`The service refused the request: ${'x'.repeat(299)}…`);
 	});
 });

@@ -160,7 +160,7 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 
 		expect(error.message).toBe(`The service refused the OAuth2 connection: ${(refusal as NodeApiError).message}`);
 		expect(error.message).not.toContain(String(tokenData.refresh_token));
-		expect(error.description).toBe('Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.');
+		expect(error.description).toBe("Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.");
 	});
 });
 
@@ -187,7 +187,7 @@ describe('Other errors of the service, through OAuth2, say what the service said
 		});
 
 		expect(sandbox().requests()).toHaveLength(1);
-		expect(run.error?.message).toBe(`The service rejected the request: ${answeredMessage(sandbox())}`);
+		expect(run.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
 	});
 
 	it('429 with Retry-After, in the action node and the trigger', async () => {
@@ -198,7 +198,7 @@ describe('Other errors of the service, through OAuth2, say what the service said
 		const poll = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store }).poll();
 
 		expect(run.error?.message).toMatch(/^The service is receiving too many requests: /);
-		expect(run.error?.description).toBe("Wait 9 seconds and run again, or turn on Retry On Fail in the node's settings.");
+		expect(run.error?.description).toBe("Wait 9 seconds and run the node again, or turn on 'Retry On Fail' in the node's settings.");
 		await expect(poll).rejects.toThrow(/^The service is receiving too many requests: /);
 	});
 
@@ -208,7 +208,7 @@ describe('Other errors of the service, through OAuth2, say what the service said
 
 		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }) });
 
-		expect(run.error?.message).toMatch(/^The service failed to process the request \(HTTP 500\): /);
+		expect(run.error?.message).toMatch(/^The service could not complete the request \(HTTP 500\): /);
 	});
 
 	it('Continue On Fail: one error item per failed input item', async () => {
@@ -222,8 +222,8 @@ describe('Other errors of the service, through OAuth2, say what the service said
 		});
 
 		expect(run.items.map((item) => item.error?.message)).toEqual([
-			`Client "missing-1" was not found: ${answeredMessage(sandbox(), 0)}`,
-			`Client "missing-2" was not found: ${answeredMessage(sandbox(), 1)}`,
+			`Client "missing-1" was not found: ${answeredMessage(sandbox(), 0)} [item 0]`,
+			`Client "missing-2" was not found: ${answeredMessage(sandbox(), 1)} [item 1]`,
 		]);
 	});
 });

@@ -2,7 +2,6 @@ import type { INodeParameters } from 'n8n-workflow';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { insecureUrlProblem } from '../../../../nodes/ComplianceRecords/transport/request';
 import { connectOAuth2, CredentialStore, credentialsFor, loadOptions, runNode } from '../../../helpers';
 import { answeredMessage, expectReceived, useSandbox } from '../../../helpers/sandbox';
 
@@ -17,32 +16,6 @@ const firmGet: INodeParameters = { resource: 'firm', operation: 'get' };
  */
 const remoteLookingBaseUrl = () => sandbox().baseUrl.replace('127.0.0.1', '0.0.0.0');
 
-describe('Which base URLs may receive credentials', () => {
-	it.each([
-		'https://api.example.com/v1',
-		'http://localhost:4010',
-		'http://LOCALHOST',
-		'http://127.0.0.1:4010/v1',
-		'http://127.8.9.10',
-		'http://[::1]:4010',
-	])('%s is allowed', (url) => {
-		expect(insecureUrlProblem(url)).toBeUndefined();
-	});
-
-	it.each(['http://api.example.com', 'http://0.0.0.0:4010', 'http://10.0.0.5', 'http://localhost.example.com', 'http://127.0.0.1.example.com', 'ftp://127.0.0.1'])(
-		'%s is refused',
-		(url) => {
-			expect(insecureUrlProblem(url)).toMatch(/^Refusing to send credentials to .+: only https:\/\/ is allowed/);
-		},
-	);
-
-	it('a base URL that is not a URL is refused', () => {
-		expect(insecureUrlProblem('api.example.com')).toBe(
-			'"api.example.com" is not a valid URL. Enter the service\'s full base URL, e.g. https://api.example.com/v1.',
-		);
-	});
-});
-
 describe('The node refuses a plain-http remote base URL before sending anything', () => {
 	it('the control: that address does reach the sandbox', async () => {
 		const response = await fetch(`${remoteLookingBaseUrl()}/firm`);
@@ -56,7 +29,7 @@ describe('The node refuses a plain-http remote base URL before sending anything'
 
 		const run = await runNode({ credentials: store, parameters: firmGet });
 
-		expect(run.error?.message).toBe('Insecure or invalid Base URL');
+		expect(run.error?.message).toBe("Insecure or invalid 'Base URL'");
 		expect(run.error?.description).toMatch(/^Refusing to send credentials to http:\/\/0\.0\.0\.0:\d+: only https:\/\//);
 		expect(sandbox().requests()).toEqual([]);
 	});
@@ -69,7 +42,7 @@ describe('The node refuses a plain-http remote base URL before sending anything'
 
 		const run = await runNode({ credentials: store, parameters: { ...firmGet, authentication: 'oAuth2' } });
 
-		expect(run.error?.message).toBe('Insecure or invalid Base URL');
+		expect(run.error?.message).toBe("Insecure or invalid 'Base URL'");
 		expect(sandbox().requests()).toEqual([]);
 	});
 
@@ -78,7 +51,7 @@ describe('The node refuses a plain-http remote base URL before sending anything'
 
 		const run = await runNode({ credentials: store, parameters: firmGet });
 
-		expect(run.error?.message).toBe('The credential has no Base URL');
+		expect(run.error?.message).toBe("The credential has no 'Base URL'");
 		expect(sandbox().requests()).toEqual([]);
 	});
 });
@@ -180,4 +153,48 @@ describe('A redirect to another origin does not carry the credential', () => {
 		expect(sandbox().requests().length).toBeGreaterThan(0);
 		for (const request of sandbox().requests()) expect(request.headers.authorization).toBeUndefined();
 	});
+});
+
+describe('A service that stops answering', () => {
+	const hangOnce = () => sandbox().injectFaults({ count: 1, hang: true });
+
+	it("fails within the 'Timeout' of the node's Request Options, and says what to do", async () => {
+		hangOnce();
+		const started = performance.now();
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'client', operation: 'get', clientId: 'any', requestOptions: { timeout: 1500 } },
+		});
+
+		expect(performance.now() - started).toBeLessThan(5_000);
+		expect(run.error?.message).toBe('The service did not answer within 1.5 seconds [item 0]');
+		expect(run.error?.description).toBe(
+			"Check that the service is up, then run the node again. If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings, or turn on 'Retry On Fail'.",
+		);
+		expect(sandbox().requests().map((request) => [request.path, request.status])).toEqual([['/clients/any', undefined]]);
+	});
+
+	it('a page of Get Many too', async () => {
+		sandbox().injectFaults({ count: 1, hang: true, path: '/individuals' });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'individual', operation: 'getAll', returnAll: true, requestOptions: { timeout: 1000 } },
+		});
+
+		expect(run.error?.message).toBe('The service did not answer within 1 second [item 0]');
+	});
+
+	it('without a Timeout set, fails after 30 seconds, not n8n\'s 300', async () => {
+		hangOnce();
+		const started = performance.now();
+
+		const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+		const waited = performance.now() - started;
+		expect(run.error?.message).toBe('The service did not answer within 30 seconds [item 0]');
+		expect(waited).toBeGreaterThanOrEqual(29_500);
+		expect(waited).toBeLessThan(40_000);
+	}, 60_000);
 });

@@ -230,22 +230,22 @@ describe('Client > Create', () => {
 		[
 			'a partial date of birth of a sole trader',
 			{ entityType: 'sole_trader', firstName: 'A', lastName: 'B', soleTraderFields: { birth: '1970-01' } },
-			'Date of Birth is incomplete',
+			"'Date of Birth' is incomplete",
 		],
 		[
 			'a malformed email of an individual',
 			{ entityType: 'individual', firstName: 'A', lastName: 'B', individualFields: { email: 'a@b' } },
-			'Email is not a valid email address',
+			"'Email' is not a valid email address",
 		],
 		[
 			'a next review date that does not exist',
 			{ entityType: 'individual', firstName: 'A', lastName: 'B', additionalFields: { nextReviewDate: '2027-13-01' } },
-			'Next Review Date is not a real date',
+			"'Next Review Date' is not a real date",
 		],
 	])('refuses %s before sending anything', async (_case, parameters, message) => {
 		const run = await create({ status: 'PROSPECT', ...parameters });
 
-		expect(run.error?.message).toBe(message);
+		expect(run.error?.message).toBe(`${message} [item 0]`);
 		expect(sandbox().requests()).toEqual([]);
 	});
 });

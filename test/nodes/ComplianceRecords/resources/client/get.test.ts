@@ -40,7 +40,7 @@ describe('Client > Get', () => {
 	it('trims the ID and URL-encodes it, so an ID holding "/" or ".." stays in /clients', async () => {
 		const run = await get(' ../firm ');
 
-		expect(run.error?.message).toBe(`Client "../firm" was not found: ${answeredMessage(sandbox())}`);
+		expect(run.error?.message).toBe(`Client "../firm" was not found: ${answeredMessage(sandbox())} [item 0]`);
 		const requests = sandbox().requests();
 		expect(requests).toHaveLength(1);
 		expect(requests[0].url).toBe('/clients/..%2Ffirm');
@@ -55,14 +55,14 @@ describe('Client > Get', () => {
 	});
 
 	it.each([
-		['an empty ID', '', 'Client ID is empty'],
-		['an ID of spaces', '   ', 'Client ID is empty'],
-		['the ID ".."', '..', 'Client ID ".." is not a valid ID'],
-		['the ID "."', '.', 'Client ID "." is not a valid ID'],
+		['an empty ID', '', "'Client ID' is empty"],
+		['an ID of spaces', '   ', "'Client ID' is empty"],
+		['the ID ".."', '..', "'Client ID' \"..\" is not a valid ID"],
+		['the ID "."', '.', "'Client ID' \".\" is not a valid ID"],
 	])('refuses %s from an expression before sending anything', async (_case, clientId, message) => {
 		const run = await get('={{ $json.clientId }}', [{ clientId }]);
 
-		expect(run.error?.message).toBe(message);
+		expect(run.error?.message).toBe(`${message} [item 0]`);
 		expect(run.json).toEqual([]);
 		expect(sandbox().requests()).toEqual([]);
 	});

@@ -63,7 +63,7 @@ describe('Client > Get Many', () => {
 	it('refuses a Modified Since that is not a date before sending anything', async () => {
 		const run = await getAll({ filters: { sinceModifiedAt: 'last tuesday' } });
 
-		expect(run.error?.message).toBe('Modified Since is not a valid date and time');
+		expect(run.error?.message).toBe("'Modified Since' is not a valid date and time [item 0]");
 		expect(sandbox().requests()).toEqual([]);
 	});
 });
@@ -150,7 +150,7 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 	])('refuses %s before any request', async (_case, filters, message) => {
 		const run = await getMany({ filters });
 
-		expect(run.error?.message).toBe(message);
+		expect(run.error?.message).toBe(`${message} [item 0]`);
 		expect(large.sandbox().requests()).toEqual([]);
 	});
 });

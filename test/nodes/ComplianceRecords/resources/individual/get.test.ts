@@ -26,7 +26,7 @@ describe('Individual > Get', () => {
 	it('names the missing individual and its ID', async () => {
 		const run = await get('ind/404');
 
-		expect(run.error?.message).toBe(`Individual "ind/404" was not found: ${answeredMessage(sandbox())}`);
+		expect(run.error?.message).toBe(`Individual "ind/404" was not found: ${answeredMessage(sandbox())} [item 0]`);
 		expect(sandbox().requests()[0].url).toBe('/individuals/ind%2F404');
 	});
 });

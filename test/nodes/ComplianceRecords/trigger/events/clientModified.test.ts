@@ -151,7 +151,7 @@ describe('exactly once', () => {
 	});
 
 	it.each([
-		['a 500', { status: 500 as const }, /failed to process the request \(HTTP 500\)/],
+		['a 500', { status: 500 as const }, /could not complete the request \(HTTP 500\)/],
 		['a 429', { status: 429 as const, retryAfterSeconds: 30 }, /too many requests/],
 		['a timeout', { delayMs: 2_500 }, /did not answer within this poll's time budget/],
 	])('3. a poll failing part-way with %s emits nothing and moves nothing; the next emits everything since the last good one', async (_, fault, message) => {

@@ -1,14 +1,8 @@
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
-/** How both nodes of the package pick their credential: one parameter, two credential types. */
+import { credentialTypeFor } from './transport/credentials';
 
-/** The node's `authentication` parameter. */
-export type Authentication = 'apiKey' | 'oAuth2';
-
-/** The credential type the node's `authentication` parameter selects. */
-export function credentialTypeFor(authentication: Authentication): string {
-	return authentication === 'oAuth2' ? 'complianceRecordsOAuth2Api' : 'complianceRecordsApi';
-}
+/** Both nodes' 'Authentication' parameter and the credential each choice requires. */
 
 export const authenticationProperty: INodeProperties = {
 	displayName: 'Authentication',
@@ -21,7 +15,6 @@ export const authenticationProperty: INodeProperties = {
 	default: 'apiKey',
 };
 
-/** The node description's `credentials`: the one `authentication` selects is required. */
 export const serviceCredentials: INodeCredentialDescription[] = (['apiKey', 'oAuth2'] as const).map(
 	(authentication) => ({
 		name: credentialTypeFor(authentication),

@@ -1,0 +1,45 @@
+/**
+ * The service's rules that the credentials and both nodes share: its API version header and
+ * how a base URL is read and judged safe to receive credentials.
+ */
+
+/** The only version the service accepts (spec §9). */
+export const API_VERSION = '1.0.0';
+
+export const SERVICE_HEADERS = {
+	'accept-version': API_VERSION,
+	accept: 'application/json',
+} as const;
+
+/** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
+export function trimmedUrl(url: unknown): string {
+	return String(url ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+}
+
+/** {@link trimmedUrl} inside an n8n expression, for credential fields computed from a URL field. */
+export function trimmedUrlExpression(reference: string): string {
+	return `String(${reference} ?? "").trim().replace(/\\/+$/, "")`;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+	return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Why a URL must not receive credentials, or undefined when it may: anything but https, except
+ * plain http to this machine (a local sandbox), would send the key or token in clear.
+ */
+export function insecureUrlProblem(url: string): string | undefined {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return `"${url}" is not a valid URL. Enter the service's full base URL, e.g. https://api.example.com/v1.`;
+	}
+	if (parsed.protocol === 'https:') return undefined;
+	if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
+	return `Refusing to send credentials to ${parsed.protocol}//${parsed.host}: only https:// is allowed (plain http:// only for localhost, 127.x.x.x or [::1]). Change the credential's 'Base URL' to its https:// address.`;
+}
