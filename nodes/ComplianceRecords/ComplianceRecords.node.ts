@@ -18,8 +18,9 @@ export class ComplianceRecords implements INodeType {
 			dark: 'file:../../icons/complianceRecords.dark.svg',
 		},
 		group: ['transform'],
-		// 1.1 adds Simplify, on by default; nodes of version 1 keep their full output. New nodes get 1.1.
-		version: [1, 1.1],
+		// 1.1 adds Simplify (nodes of version 1 keep their full output); 2 picks records from lists and
+		// takes real dates (nodes of 1 and 1.1 keep their plain IDs and texts). New nodes get 2.
+		version: [1, 1.1, 2],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Create, read and update AML client records in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records' },

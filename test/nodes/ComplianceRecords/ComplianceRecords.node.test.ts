@@ -59,8 +59,9 @@ describe('Compliance Records node description', () => {
 		['individual', 'update'],
 		['organisation', 'getAll'],
 		['firm', 'get'],
-	])('%s > %s: version 1.1 (new nodes) has Simplify, on; version 1 (saved workflows) has none', (resource, operation) => {
-		expect(description.version).toEqual([1, 1.1]);
+	])('%s > %s: versions 1.1 and 2 (new nodes) have Simplify, on; version 1 (saved workflows) has none', (resource, operation) => {
+		expect(description.version).toEqual([1, 1.1, 2]);
+		expect(shown({ resource, operation }, 2)).toMatchObject({ simplify: true });
 		expect(shown({ resource, operation }, 1.1)).toMatchObject({ simplify: true });
 		expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
 	});
