@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 /**
  * The package on n8n 1.123.81 and 2.40.7 (see environment.ts): every operation with the API key
  * credential; OAuth2 whose access token expired, refreshed by n8n in a run and in a dropdown; the
