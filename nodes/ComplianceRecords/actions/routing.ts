@@ -14,11 +14,12 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
+import type { RecordKind } from '../output';
 import { credentialTypeFor } from '../transport/credentials';
 import { requestError, throwErrorStatus } from '../transport/errors';
 import { pages, type FetchPage, type ListPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
-import { outputStep, recordOutput, type RecordKind } from './simplify';
+import { outputStep, recordOutput } from './output';
 import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './validation';
 
 /**

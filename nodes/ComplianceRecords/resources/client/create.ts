@@ -7,8 +7,8 @@ import {
 	clientAssignmentFields,
 	forOperation,
 	optionalFields,
+	outputFields,
 	personOptionalFields,
-	simplifyField,
 	textField,
 } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
@@ -119,7 +119,7 @@ const properties: INodeProperties[] = [
 		{ displayOptions: forEntity('organisation') },
 	),
 	optionalFields('Additional Fields', 'additionalFields', clientAssignmentFields('additionalFields')),
-	simplifyField,
+	...outputFields('client'),
 ];
 
 export const description = forOperation('client', 'create', properties);
