@@ -1,6 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { ComplianceRecordsTrigger } from '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node';
 import { useSandbox } from '../../helpers/sandbox';
@@ -22,6 +24,12 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 3));
 
 describe('the node', () => {
 	const { description } = new ComplianceRecordsTrigger();
+
+	it("has a codex whose node version is the trigger's newest", () => {
+		const codex = JSON.parse(readFileSync(join(__dirname, '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.json'), 'utf8'));
+		expect(codex.node).toBe('n8n-nodes-compliance-records.complianceRecordsTrigger');
+		expect(Number(codex.nodeVersion)).toBe(Math.max(...[description.version].flat()));
+	});
 
 	it('is a polling trigger with the contract’s name, authentication and events', () => {
 		expect(description).toMatchObject({ name: 'complianceRecordsTrigger', polling: true, inputs: [] });
