@@ -24,8 +24,8 @@ import { additionalClientFields, newClientFields } from './create';
  * number. That client is found in one listing of the firm's clients per execution, shared by
  * every item; a number not in it, or one that moved since, is found by listing only the clients
  * changed since (`sinceModifiedAt`, the trigger's watermark rules). The update sends the number
- * too, so the service refuses it if another client holds the number by then: a stale listing
- * can cost a request, never change the wrong client. Costs: docs/benchmarks.md.
+ * too, so the service refuses it while another client holds the number: a stale listing costs
+ * requests, not a wrong update. Costs, and the one race left: docs/benchmarks.md.
  */
 
 const REFERENCE_NUMBER = 'Reference Number';
@@ -49,7 +49,7 @@ class ClientsByReference {
 		return this.holders.get(referenceNumber);
 	}
 
-	/** A client as a listing gave it; a state older than one already listed is ignored. */
+	/** A client as a listing gave it (a state older than one already listed is ignored); its `lastModifiedAt`, epoch ms. */
 	learn(client: IDataObject): number {
 		const id = String(client.id);
 		const modifiedAt = Date.parse(String(client.lastModifiedAt));
@@ -83,7 +83,10 @@ async function listInto(
 	const sightings: Sighting[] = [];
 	for await (const { records } of pages(routedPages(context, list, filter))) {
 		const lateness = performance.now() - startedAt;
-		for (const client of records) sightings.push({ modifiedAt: index.learn(client), lateness });
+		for (const client of records) {
+			const modifiedAt = index.learn(client);
+			if (Number.isFinite(modifiedAt)) sightings.push({ modifiedAt, lateness });
+		}
 	}
 	const answeredAt = serviceTimeFromDate(headerOf(conflict.headers, 'date'), 0);
 	index.listedUntil = Math.max(index.listedUntil, nextWatermark(since, sightings, answeredAt));
