@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * Client > Create or Update: the requests it sends per item, for new and existing reference
  * numbers, one item and a batch, on a firm of 20,000 clients.
@@ -55,7 +57,7 @@ function inputFor({ items, existing }: Scenario, holders: Array<{ id: string; re
 	const holdsExisting = (index: number) => Math.floor(((index + 1) * existing) / items) > Math.floor((index * existing) / items);
 	let used = 0;
 	return Array.from({ length: items }, (_, index) => {
-		if (!holdsExisting(index)) return { reference: `BENCH-${process.pid}-${++runCounter}`, holder: undefined };
+		if (!holdsExisting(index)) return { reference: `BENCH-${++runCounter}`, holder: undefined };
 		const holder = holders[used++];
 		return { reference: holder.referenceNumber, holder: holder.id };
 	});

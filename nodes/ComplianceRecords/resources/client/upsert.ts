@@ -14,7 +14,7 @@ import { recordOutput } from '../../actions/simplify';
 import { checkRequired } from '../../actions/validation';
 import { answerIn, headerOf, type ServiceAnswer } from '../../transport/errors';
 import { pages } from '../../transport/paging';
-import { nextWatermark, serviceTimeFromDate, type Sighting } from '../../trigger/cursor';
+import { firstEvaluationBound, serviceTimeFromDate, watermarkAfter, type Sighting } from '../../trigger/cursor';
 import { additionalClientFields, newClientFields } from './create';
 
 /*
@@ -88,8 +88,9 @@ async function listInto(
 			if (Number.isFinite(modifiedAt)) sightings.push({ modifiedAt, lateness });
 		}
 	}
-	const answeredAt = serviceTimeFromDate(headerOf(conflict.headers, 'date'), 0);
-	index.listedUntil = Math.max(index.listedUntil, nextWatermark(since, sightings, answeredAt));
+	const answeredAt = serviceTimeFromDate(headerOf(conflict.headers, 'date'), 0) ?? -Infinity;
+	const firstEvaluation = Math.max(firstEvaluationBound(sightings), answeredAt);
+	index.listedUntil = Math.max(index.listedUntil, watermarkAfter(since, firstEvaluation));
 }
 
 /** What `work` resolves to; what it throws, explained for this item (transport/errors.ts). */

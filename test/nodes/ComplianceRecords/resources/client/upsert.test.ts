@@ -52,8 +52,8 @@ const LISTING = ['GET /clients first page 200', 'GET /clients next page 200', 'G
 const stored = async (id: string) => (await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
 
 let nextNumber = 0;
-/** A reference number no client has. */
-const newReference = () => `UPSERT-${process.pid}-${++nextNumber}`;
+/** A reference number no client has (seeded ones are `HF-` and six digits). */
+const newReference = () => `UPSERT-${++nextNumber}`;
 
 /**
  * Seeded clients holding a reference number, each used by one test only (tests change them);
