@@ -1,6 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { outputParameter, selectedFieldsParameter, type RecordKind } from '../output';
 import { BUSINESS_UNIT, firmReferenceInBody, MANAGER, PARTNER, SERVICE, type FirmReference } from './firm';
 import {
 	birthInBody,
@@ -245,16 +246,32 @@ export const pagingFields: INodeProperties[] = [
 	},
 ];
 
-
-/**
- * Simplify (n8n's convention), from version 1.1 on: on by default in new nodes; nodes of version
- * 1, which had no Simplify, keep their full output.
- */
-export const simplifyField: INodeProperties = {
+const simplify: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
 	type: 'boolean',
 	default: true,
 	description: 'Whether to return a simplified version of the response instead of the raw data',
-	displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 };
+
+/**
+ * Version 2 run as an AI agent's tool. n8n's '@tool' display condition is true in the node type it
+ * builds of a `usableAsTool` node for agents and MCP (its name ends in "Tool"), in the editor and
+ * when it runs; n8n's HTTP Request node shows its tool-only options the same way.
+ */
+const asToolFromVersion2 = { '@version': [{ _cnd: { gte: 2 } }], '@tool': [true] };
+
+/**
+ * What an operation outputs (actions/output.ts reads it): Simplify (n8n's convention), on by
+ * default, from version 1.1 (version 1 had none and keeps its full output); in version 2 run as a
+ * tool, the Output choice that n8n's UX guidelines give tool nodes instead. Tools saved at 1.1
+ * keep their Simplify.
+ */
+export function outputFields(kind: RecordKind): INodeProperties[] {
+	return [
+		{ ...simplify, displayOptions: { show: { '@version': [1.1] } } },
+		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }], '@tool': [false] } } },
+		outputParameter('simple', { show: asToolFromVersion2 }),
+		selectedFieldsParameter(kind, { show: asToolFromVersion2 }),
+	];
+}

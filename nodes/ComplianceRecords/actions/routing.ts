@@ -14,17 +14,17 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
+import type { RecordKind } from '../output';
 import { credentialTypeFor } from '../transport/credentials';
 import { requestError, throwErrorStatus } from '../transport/errors';
 import { pages, type FetchPage, type ListPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
-import { outputStep, recordOutput, type RecordKind } from './simplify';
+import { outputStep, recordOutput } from './output';
 import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './validation';
 
 /**
- * The action node's requests, on n8n's declarative routing: request defaults, one preSend step
- * that applies the service's rules, and each operation's pagination function, the only place
- * where n8n's routing lets a node catch what a request throws, which sends through n8n's
+ * The action node's requests on n8n's declarative routing: request defaults, one preSend step
+ * with the service's rules, and each operation's pagination function, which sends through n8n's
  * `makeRoutingRequest` and explains any failure once (transport/errors.ts).
  */
 
@@ -190,11 +190,7 @@ function tooManyToOutput(context: IExecuteSingleFunctions, kind: RecordKind, tot
 	});
 }
 
-/**
- * The pagination of every Get Many: Return All or Limit decide how many records, each record
- * kept becomes one output item. With a filter the service cannot apply, paging goes on until
- * Limit records have passed it.
- */
+/** Every Get Many: Return All or Limit records (those a filter keeps, when the service cannot filter), one item each. */
 function pageList(kind: RecordKind, filter?: ListFilter) {
 	return async function (
 		this: IExecutePaginationFunctions,

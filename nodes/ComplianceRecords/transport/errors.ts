@@ -320,10 +320,9 @@ function refusedRefresh(thrown: ThrownError): boolean {
 }
 
 /**
- * The error the user sees for whatever a request to the service threw: an error status with
- * the service's words, a timeout, an unreachable service, a refused OAuth2 renewal. Anything
- * else n8n or the node already explained (a check before sending, n8n's "reconnect the
- * credential") passes on as it is.
+ * The error the user sees for whatever a request threw: an error status in the service's words,
+ * a timeout, an unreachable service, a refused OAuth2 renewal; what n8n or the node already
+ * explained passes on as it is.
  */
 export function requestError(node: INode, error: unknown, context: ErrorContext): ExecutionBaseError {
 	const thrown = error as ThrownError;

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { existsSync, readFileSync } from 'node:fs';
@@ -115,6 +116,7 @@ describe('Compliance Records node description', () => {
 		}
 		const codex = JSON.parse(readFileSync(join(nodeDir, 'ComplianceRecords.node.json'), 'utf8'));
 		expect(codex.node).toBe('n8n-nodes-compliance-records.complianceRecords');
+		expect(Number(codex.nodeVersion)).toBe(Math.max(...[description.version].flat()));
 		expect(codex.categories.length).toBeGreaterThan(0);
 		expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
 		expect(codex.resources.credentialDocumentation[0].url).toMatch(/^https:\/\//);

@@ -7,8 +7,8 @@ import {
 	clientAssignmentFields,
 	forOperation,
 	optionalFields,
+	outputFields,
 	personOptionalFields,
-	simplifyField,
 	textField,
 } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
@@ -141,4 +141,4 @@ export const additionalClientFields = (leftOut: string[] = []): INodeProperties 
 		clientAssignmentFields('additionalFields').filter((field) => !leftOut.includes(field.name)),
 	);
 
-export const description = forOperation('client', 'create', [...newClientFields(), additionalClientFields(), simplifyField]);
+export const description = forOperation('client', 'create', [...newClientFields(), additionalClientFields(), ...outputFields('client')]);

@@ -1,4 +1,4 @@
-import { forOperation, recordIdField, simplifyField } from '../../actions/fields';
+import { forOperation, outputFields, recordIdField } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 
 /** The client an operation is about: named in "not found" errors. */
@@ -13,4 +13,4 @@ export const clientIdField = recordIdField(
 	"The client's ID, as in the ID field of Get Many or Create output",
 );
 
-export const description = forOperation('client', 'get', [clientIdField, simplifyField]);
+export const description = forOperation('client', 'get', [clientIdField, ...outputFields('client')]);

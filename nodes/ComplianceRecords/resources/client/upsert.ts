@@ -8,9 +8,9 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { sharedInExecution } from '../../actions/execution';
-import { forOperation, simplifyField, textField } from '../../actions/fields';
+import { forOperation, outputFields, textField } from '../../actions/fields';
 import { explained, ownRouting, routedPages, routedRequest } from '../../actions/routing';
-import { recordOutput } from '../../actions/simplify';
+import { recordOutput } from '../../actions/output';
 import { checkRequired } from '../../actions/validation';
 import { answerIn, headerOf, type ServiceAnswer } from '../../transport/errors';
 import { pages } from '../../transport/paging';
@@ -196,7 +196,7 @@ const properties: INodeProperties[] = [
 			'Used only when a new client is created: an existing client keeps its entity, which an update cannot change',
 	}),
 	additionalClientFields(['referenceNumber']),
-	simplifyField,
+	...outputFields('client'),
 ];
 
 export const description = forOperation('client', 'upsert', properties);

@@ -1,4 +1,4 @@
-import { forOperation, recordIdField, simplifyField } from '../../actions/fields';
+import { forOperation, outputFields, recordIdField } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 
 /** The individual an operation is about: named in "not found" errors. */
@@ -18,4 +18,4 @@ export const individualIdField = recordIdField(
 	"The individual's ID; for a client of category Individual, the client's entity ID",
 );
 
-export const description = forOperation('individual', 'get', [individualIdField, simplifyField]);
+export const description = forOperation('individual', 'get', [individualIdField, ...outputFields('individual')]);
