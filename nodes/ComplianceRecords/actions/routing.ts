@@ -222,12 +222,27 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 	};
 }
 
-/** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
-export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
+/**
+ * Routing of an operation whose pagination function sends its requests and makes its output
+ * items itself: each request answers the service's whole body (`makeRoutingRequest` runs the
+ * operation's postReceive steps on every request it sends, whatever its path).
+ */
+export function ownRouting(
+	request: { method: IHttpRequestMethods; url: string },
+	pagination: (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	) => Promise<INodeExecutionData[]>,
+): INodePropertyRouting {
 	return {
-		request: { method: 'GET', url: path },
+		request,
 		send: { paginate: true, preSend: [prepareServiceRequest] },
 		output: { postReceive: [failOnErrorStatus] },
-		operations: { pagination: pageList(kind, filter) },
+		operations: { pagination },
 	};
+}
+
+/** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
+export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
+	return ownRouting({ method: 'GET', url: path }, pageList(kind, filter));
 }

@@ -27,11 +27,17 @@ function text(value: unknown): string {
 	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 }
 
-export function checkId(value: unknown, label: string, at: InputPosition): string {
-	const id = text(value);
-	if (!id) {
+/** A value the operation cannot do without, trimmed. */
+export function checkRequired(value: unknown, label: string, at: InputPosition): string {
+	const given = text(value);
+	if (!given) {
 		invalid(at, `'${label}' is empty`, `Enter a value in '${label}', or map one from an earlier node with an expression.`);
 	}
+	return given;
+}
+
+export function checkId(value: unknown, label: string, at: InputPosition): string {
+	const id = checkRequired(value, label, at);
 	// Dot segments would be resolved by the URL parser even when encoded: no record has them.
 	if (id === '.' || id === '..') invalid(at, `'${label}' "${id}" is not a valid ID`, `Enter the record's ID in '${label}'.`);
 	return id;

@@ -267,8 +267,13 @@ interface ThrownError {
 	};
 }
 
-function answerIn(thrown: ThrownError): ServiceAnswer | undefined {
-	if (thrown instanceof ErrorStatus) return thrown.answer;
+/**
+ * The answer with an error status that a request's failure carries, however it came: an
+ * {@link ErrorStatus} (API key) or n8n's thrown error (OAuth2); undefined for any other failure.
+ */
+export function answerIn(error: unknown): ServiceAnswer | undefined {
+	if (error instanceof ErrorStatus) return error.answer;
+	const thrown = error as ThrownError;
 	const response = thrown.cause?.response;
 	const status = Number(response?.status ?? thrown.httpCode);
 	if (!Number.isInteger(status) || status < 400 || status > 599) return undefined;

@@ -27,7 +27,7 @@ describe('Compliance Records node description', () => {
 			);
 		expect(optionValues(property('authentication'))).toEqual(['apiKey', 'oAuth2']);
 		expect(optionValues(property('resource'))).toEqual(['client', 'firm', 'individual', 'organisation']);
-		expect(optionValues(property('operation', 'client'))).toEqual(['create', 'get', 'getAll', 'update']);
+		expect(optionValues(property('operation', 'client'))).toEqual(['create', 'upsert', 'get', 'getAll', 'update']);
 		expect(optionValues(property('operation', 'individual'))).toEqual(['get', 'getAll', 'update']);
 		expect(optionValues(property('operation', 'organisation'))).toEqual(['getAll']);
 		expect(optionValues(property('operation', 'firm'))).toEqual(['get']);
