@@ -272,7 +272,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 		expect(requests.filter((request) => request.startsWith('PATCH'))).toEqual([]);
 
 		expect(await toolError('Create_individual_client', { firstName: 'Ada', lastName: 'Byron', nextReviewDate: 'next June' })).toContain(
-			'Next Review Date must be a date in the form YYYY-MM-DD',
+			"'Next Review Date' is not a date",
 		);
 		expect(await toolError('Clients_due_for_review', { withinDays: 'soon' })).toContain(
 			'Received tool input did not match expected schema',

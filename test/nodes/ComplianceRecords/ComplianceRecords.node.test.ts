@@ -89,8 +89,10 @@ describe('Compliance Records node description', () => {
 	});
 
 	it('the optional fields of each entity type are the spec\'s', () => {
-		const optionNames = (name: string) =>
-			(description.properties.find((property) => property.name === name)?.options as INodeProperties[]).map((option) => option.name);
+		// Once each: a field whose type changes with the node version (a date) has one entry per version.
+		const optionNames = (name: string) => [
+			...new Set((description.properties.find((property) => property.name === name)?.options as INodeProperties[]).map((option) => option.name)),
+		];
 
 		expect(optionNames('individualFields')).toEqual(['birth', 'email', 'middleName', 'residentialAddress']);
 		expect(optionNames('soleTraderFields').sort()).toEqual(['birth', 'email', 'middleName', 'residentialAddress', 'tradingName']);
