@@ -1,12 +1,10 @@
 import { defineConfig } from 'tsup';
-import { globSync } from 'node:fs';
 
 // Every node and credential becomes one CommonJS file in dist/ at the path package.json's `n8n`
-// field names. n8n-workflow stays external: n8n provides it.
-const entries = [...globSync('nodes/**/*.node.ts'), ...globSync('credentials/*.credentials.ts')];
-
+// field names (tsup keeps each entry's path below the entries' common folder, the root).
+// n8n-workflow stays external: n8n provides it.
 export default defineConfig({
-	entry: Object.fromEntries(entries.map((file) => [file.replace(/\.ts$/, ''), file])),
+	entry: ['nodes/**/*.node.ts', 'credentials/*.credentials.ts'],
 	format: 'cjs',
 	target: 'node22',
 	platform: 'node',

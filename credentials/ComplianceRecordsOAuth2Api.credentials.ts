@@ -29,8 +29,8 @@ export class ComplianceRecordsOAuth2Api implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://auth.example.com',
-			description: 'The address of the service\'s authorisation server, without "/oauth2/..."',
+			placeholder: 'e.g. https://auth.example.com',
+			description: 'The address of the service\'s authorization server, without "/oauth2/..."',
 		},
 		{
 			displayName: 'Grant Type',

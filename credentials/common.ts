@@ -13,7 +13,7 @@ export const baseUrlProperty: INodeProperties = {
 	type: 'string',
 	default: '',
 	required: true,
-	placeholder: 'https://api.example.com/v1',
+	placeholder: 'e.g. https://api.example.com/v1',
 	description:
 		"The service's API base address. Must be https:// (plain http:// only for a sandbox on this machine).",
 };

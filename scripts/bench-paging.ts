@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * Get Many > Return All through n8n's engine, against a bare `fetch` loop over the same pages.
  *

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * What the Compliance Records Trigger costs at scale: the trigger in n8n-core's own poll
  * executor (the tests' helpers) against sandboxes of the service, over real HTTP. Prints two

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 // Crash recovery of the Compliance Records Trigger, measured: the process running the poller is
 // killed with SIGKILL (as `kill -9`, an OOM kill or a host crash would) at a chosen moment, then
 // started again; every change the service made while the trigger watched is then looked for in

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 // `tsx scripts/n8n-install.ts [version...]`: installs real n8n into the cache ahead of time
 // (test/helpers/n8n/install.ts; default: N8N_VERSION; `--e2e`: every version the end-to-end tests
 // run). Run it under scripts/with-env.sh (Node 22+ and npm on PATH).

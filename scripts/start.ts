@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error, no-console --
+   development tooling, not a node: runs in Node, not in n8n; prints its progress and where to sign in */
 // `npm start`: the whole thing running on this machine, with no account at the real service.
 //   1. builds this package;
 //   2. starts the sandbox of the service with 500 demo clients;

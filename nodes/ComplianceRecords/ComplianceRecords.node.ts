@@ -20,7 +20,8 @@ export class ComplianceRecords implements INodeType {
 		},
 		group: ['transform'],
 		// 1.1 adds Simplify (nodes of version 1 keep their full output); 2 picks records from lists and
-		// takes real dates (nodes of 1 and 1.1 keep their plain IDs and texts). New nodes get 2.
+		// takes real dates (nodes of 1 and 1.1 keep their plain IDs and texts), its Simplify keeps at
+		// most 10 fields and, as an AI tool, Output replaces it (1.1 keeps its flat records). New nodes get 2.
 		version: [1, 1.1, 2],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Create, read and update AML client records in the Client Compliance Records Service',

@@ -8,6 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { serviceCredentials } from './authentication';
+import { chosenOutput, outputFor } from './output';
 import { fetchFullClient, PollBudget, type Client } from './trigger/clients';
 import { triggerProperties } from './trigger/description';
 import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './trigger/events/changes';
@@ -41,7 +42,8 @@ export class ComplianceRecordsTrigger implements INodeType {
 		name: 'complianceRecordsTrigger',
 		icon: { light: 'file:../../icons/complianceRecords.svg', dark: 'file:../../icons/complianceRecords.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 outputs Simplified records by default; nodes of version 1 keep the service's records.
+		version: [1, 1.1],
 		subtitle:
 			'={{ {"clientModified": "Client Created or Modified", "amlDeterminationCompleted": "AML Determination Completed", "reviewDue": "Review Due"}[$parameter["event"]] }}',
 		description:
@@ -62,6 +64,8 @@ export class ComplianceRecordsTrigger implements INodeType {
 			throw new NodeOperationError(this.getNode(), `Days Ahead must be a whole number of days, 0 or more, not ${reviewDays}`);
 		}
 
+		// Output is shown in every version; the fallback is what version 1 emitted.
+		const output = outputFor(chosenOutput(this) ?? { mode: 'raw' }, fetchFull ? 'client' : 'clientListItem');
 		const budget = new PollBudget(this);
 		// What an emitted client is: the list item as listed, or the full client (a request each).
 		const fullClient = fetchFull ? async (client: Client) => await fetchFullClient.call(this, budget, client.id) : undefined;
@@ -75,7 +79,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 			}
 			const shown: Client[] = [];
 			for (const client of sample) shown.push(fullClient ? await fullClient(client) : client);
-			return [this.helpers.returnJsonArray(shown)];
+			return [this.helpers.returnJsonArray(shown.map(output))];
 		}
 
 		const staticData = this.getWorkflowStaticData('node');
@@ -103,7 +107,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 
 		if (!commitState(staticData, startedFrom, state)) return null;
 		if (!saved) keepActivationCopy(workflowStaticData, nodeName, state);
-		return emitted.length > 0 ? [this.helpers.returnJsonArray(emitted)] : null;
+		return emitted.length > 0 ? [this.helpers.returnJsonArray(emitted.map(output))] : null;
 	}
 }
 

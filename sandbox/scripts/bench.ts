@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * Measures the sandbox at scale over real HTTP, as n8n would see it: the CLI runs in its own
  * process with 100,000 seeded clients; this script times start-up (spawn to banner), reads the

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 /**
  * The API of the spec (§4) over HTTP: routes, the accept-version check, authentication,
  * query and body validation, pagination. Every request (but the control routes) is recorded

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 /**
  * Authentication (spec §5): firm API keys, and an OAuth 2.0 authorization server issuing
  * OpenID Connect JWTs (Authorization Code with PKCE S256 only). The API accepts either as

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+   development tooling: runs in Node, not in n8n; prints where it listens and logs each request */
 /**
  * `compliance-records-sandbox`: runs the sandbox until Ctrl-C. Prints where it listens and the
  * demo credentials; logs one line per request (never headers or bodies, so no secret).

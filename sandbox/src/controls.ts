@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 /**
  * Test controls: the request log, fault injection, and the HTTP routes under `/__sandbox/`
  * through which a test in another process (a real n8n's e2e run) drives the clock, faults,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The shape of the API's error answers. The spec does not show one (§7), so a client must cope
  * with whatever a service, or a proxy in front of it, sends: tests pick the shape here.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /** Small HTTP helpers shared by the API, the authorization server and the control routes. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets, no-console --
+   development tooling, not a node: runs in Node, not in n8n; logs errors it does not expect; its demo API keys and OAuth2 client id are published test values (sandbox/README.md) */
 /**
  * A runnable sandbox of the Client Compliance Records Service: the API on one port, its
  * OAuth 2.0 authorization server on another, deterministic demo data, and test controls.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import { ClientOAuth2 } from '@n8n/client-oauth2';
 import { createPublicKey, verify } from 'node:crypto';
 

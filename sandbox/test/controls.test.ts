@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import { networkInterfaces } from 'node:os';
 import { performance } from 'node:perf_hooks';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- OAUTH2 is a credential type's name, not a secret */
 import { ComplianceRecordsOAuth2Api } from '../../credentials/ComplianceRecordsOAuth2Api.credentials';
 import { connectOAuth2, CredentialStore, credentialsFor, N8N_CALLBACK_URL, runNode } from '../helpers';
 import { expectReceived, useSandbox } from '../helpers/sandbox';

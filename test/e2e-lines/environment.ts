@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 /**
  * The package on each n8n line firms run: the newest 1.x (1.123.81, on Node 22) and 2.40.7, side
  * by side against one sandbox. The package is installed into each n8n as users install it (not

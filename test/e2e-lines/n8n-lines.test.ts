@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 /**
  * The package on n8n 1.123.81 and 2.40.7 (see environment.ts): every operation with the API key
  * credential; OAuth2 whose access token expired, refreshed by n8n in a run and in a dropdown; the
@@ -38,15 +39,19 @@ describe.each(VERSIONS)('n8n %s: every operation of the action node, with the AP
 	});
 });
 
-/** Runs one operation with the line's OAuth2 credential; returns the run and the requests it made to `path`. */
-async function runWithOAuth2(
+type NodeCredentials = Record<string, { id: string; name: string }>;
+
+/** Runs one operation with a credential (the line's OAuth2 one unless given); returns the run and the requests it made to `path`. */
+async function runOperation(
 	version: string,
 	parameters: Record<string, unknown> = { resource: 'firm', operation: 'get' },
 	path = '/firm',
+	credentials: NodeCredentials = { complianceRecordsOAuth2Api: line(version).oAuth2 },
 ): Promise<{ run: ExecutionRun; requests: LoggedRequest[] }> {
 	const before = (await sandboxRequests()).length;
+	const authentication = 'complianceRecordsOAuth2Api' in credentials ? 'oAuth2' : 'apiKey';
 	const run = await runWorkflow(version, {
-		name: `OAuth2 run ${Date.now()}`,
+		name: `Operation run ${Date.now()}`,
 		nodes: [
 			{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 			{
@@ -55,8 +60,8 @@ async function runWithOAuth2(
 				type: ACTION_NODE,
 				typeVersion: 1,
 				position: [240, 0],
-				parameters: { authentication: 'oAuth2', ...parameters },
-				credentials: { complianceRecordsOAuth2Api: line(version).oAuth2 },
+				parameters: { authentication, ...parameters },
+				credentials,
 			},
 		],
 		connections: { Run: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } },
@@ -66,6 +71,9 @@ async function runWithOAuth2(
 	const requests = (await sandboxRequests()).slice(before).filter((request) => request.path === path);
 	return { run, requests };
 }
+
+const runWithOAuth2 = (version: string, parameters?: Record<string, unknown>, path?: string) =>
+	runOperation(version, parameters, path);
 
 const bearer = (request: LoggedRequest) => String(request.headers.authorization);
 
@@ -92,7 +100,7 @@ describe.each(VERSIONS)('n8n %s: OAuth2 with access tokens that expire', (versio
 
 		const answered = requests.at(-1); // after a refresh, if its token had expired meanwhile
 		expect(answered?.status).toBe(404);
-		expect(run.data.resultData.error?.message).toBe(`Client "no-such-client" was not found: ${answered?.errorMessage}`);
+		expect(run.data.resultData.error?.message).toBe(`Client "no-such-client" was not found: ${answered?.errorMessage} [item 0]`);
 	});
 
 	test("a dropdown (the editor's Partner list) refreshes an expired token the same way", async () => {
@@ -110,6 +118,34 @@ describe.each(VERSIONS)('n8n %s: OAuth2 with access tokens that expire', (versio
 		expect(options.length).toBeGreaterThan(0);
 		const requests = (await sandboxRequests()).slice(before).filter((request) => request.path === '/firm');
 		expect(requests.map((request) => request.status)).toEqual([401, 200]);
+	});
+});
+
+describe.each(VERSIONS)("n8n %s: the service's words, whatever the shape of its error body", (version) => {
+	const missing = { resource: 'client', operation: 'get', clientId: 'no-such-client' };
+	let apiKey: NodeCredentials;
+
+	beforeAll(async () => {
+		const { id, name } = await newApiKeyCredential(await signedIn(version), lines().sandbox.baseUrl, `Error shapes (n8n ${version})`);
+		apiKey = { complianceRecordsApi: { id, name } };
+	});
+	afterEach(async () => await sandboxControl('POST', '/error-format', { format: 'message' }));
+
+	test.each(['problem', 'errors', 'nested', 'text', 'html'])('%s, with an API key (the answer comes back whole)', async (format) => {
+		await sandboxControl('POST', '/error-format', { format });
+
+		const { run, requests } = await runOperation(version, missing, '/clients/no-such-client', apiKey);
+
+		expect(run.data.resultData.error?.message).toContain(`Client "no-such-client" was not found: `);
+		expect(run.data.resultData.error?.message).toContain(String(requests.at(-1)?.errorMessage));
+	});
+
+	test.each(['problem', 'errors', 'nested'])('%s, with OAuth2 (n8n throws the answer)', async (format) => {
+		await sandboxControl('POST', '/error-format', { format });
+
+		const { run, requests } = await runWithOAuth2(version, missing, '/clients/no-such-client');
+
+		expect(run.data.resultData.error?.message).toBe(`Client "no-such-client" was not found: ${requests.at(-1)?.errorMessage} [item 0]`);
 	});
 });
 
@@ -168,7 +204,7 @@ describe('a revoked OAuth2 grant, on both lines', () => {
 					? {
 							version,
 							message: expect.stringMatching(/^The service refused the OAuth2 connection: .+/),
-							description: 'Access could not be renewed. Open the Compliance Records OAuth2 credential and reconnect it.',
+							description: "Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.",
 						}
 					: { version, message: `The credential "${line(version).oAuth2.name}" needs to be reconnected.`, description: expect.any(String) },
 			);

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 /**
  * n8n 2.40.7 in queue mode (test/helpers/n8n/queueMode.ts): PostgreSQL, Redis, a main and a worker,
  * the package installed into each instance's `~/.n8n/nodes` as the README tells users. The main

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 /**
  * The package in n8n's queue mode (environment.ts): a production execution of the action node
  * runs on the worker; the trigger polls on the main, and every change of the service is executed

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * n8n's editor and forms in a real browser: Debian's Chromium, headless, driven by
  * playwright-core (scripts/test-e2e.sh installs Chromium when it is missing).

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The package installed the way its users install it (README, "Installation"): the files
  * npm publishes, in `<n8n user folder>/.n8n/nodes/node_modules`, where Settings → Community

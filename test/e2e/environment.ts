@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 /**
  * The end-to-end environment: one sandbox and one real n8n for the whole run (jest's global
  * setup starts them; every test file shares them), provisioned like `npm start` provisions the

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The example workflows of examples/, as `npm start` publishes them, running against the sandbox:
  * the onboarding form filled in a real browser, the review alerts and the spreadsheet sync

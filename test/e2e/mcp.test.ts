@@ -297,7 +297,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 		expect(requests.filter((request) => request.startsWith('PATCH'))).toEqual([]);
 
 		expect(await toolError('Create_individual_client', { firstName: 'Ada', lastName: 'Byron', nextReviewDate: 'next June' })).toContain(
-			'Next Review Date must be a date in the form YYYY-MM-DD',
+			"'Next Review Date' is not a date",
 		);
 		expect(await toolError('Clients_due_for_review', { withinDays: 'soon' })).toContain(
 			'Received tool input did not match expected schema',
@@ -314,7 +314,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 		const failure = await toolError('Firm_staff_and_services', {});
 		const answered = (await sandboxRequests()).findLast((request) => request.path === '/firm' && request.status === 500);
 		expect(answered?.errorMessage).toEqual(expect.any(String));
-		expect(failure).toContain(`The service failed to process the request (HTTP 500): ${answered?.errorMessage}`);
+		expect(failure).toContain(`The service could not complete the request (HTTP 500): ${answered?.errorMessage}`);
 		expect((await answer<{ name: string }>('Firm_staff_and_services', {}))[0].name).toEqual(expect.any(String));
 	});
 });

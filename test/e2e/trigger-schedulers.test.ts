@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The Compliance Records Trigger published in three real n8n instances, one per way n8n runs a
  * polling trigger: its in-memory poller; its durable scheduler (N8N_SCHEDULER_ENABLED,

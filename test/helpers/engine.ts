@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type {
 	INode,
 	INodeType,
@@ -8,7 +9,7 @@ import type {
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { DirectoryLoader, ExecutionLifecycleHooks, RoutingNode } from 'n8n-core';
-import { UnexpectedError, Workflow } from 'n8n-workflow';
+import { NodeConnectionTypes, UnexpectedError, Workflow } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import type { CredentialStore } from './credentials';
@@ -60,6 +61,28 @@ export class TestNodeTypes implements INodeTypes {
 	getKnownTypes() {
 		return {};
 	}
+}
+
+/**
+ * The tool n8n makes of a `usableAsTool` node for an AI Agent or an MCP Server Trigger (n8n
+ * 2.40.7's `convertNodeToAiTool`, in the n8n package, read in its source): the same node named
+ * `<name>Tool`, with no input and an AI tool output. That name is what n8n's '@tool' display
+ * condition reads; the Description parameters n8n adds for the model are left out.
+ */
+export function asAiTool(nodeType: INodeType): INodeType {
+	const { description } = nodeType;
+	return Object.create(nodeType, {
+		description: {
+			value: {
+				...description,
+				name: `${description.name}Tool`,
+				displayName: `${description.displayName} Tool`,
+				inputs: [],
+				outputs: [NodeConnectionTypes.AiTool],
+				properties: [...description.properties],
+			},
+		},
+	}) as INodeType;
 }
 
 /** The node types of this package that tests run; the trigger helper adds its own. */

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 // A pass-through HTTP proxy in front of the sandbox, for tests and the crash-recovery harness:
 // it sees every request n8n sends, and can hold one or answer in the service's place.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets --
+   development tooling: runs in Node, not in n8n; OAUTH2_TYPE is a credential type's name, not a secret */
 import { ClientOAuth2, type ClientOAuth2Options } from '@n8n/client-oauth2';
 import type { IDataObject } from 'n8n-workflow';
 import { UnexpectedError } from 'n8n-workflow';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import { Container } from '@n8n/di';
 import { PollContext, PollTriggerExecutor } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, INodeType, Workflow } from 'n8n-workflow';
@@ -35,6 +36,8 @@ export interface PollerOptions {
 	/** What `getPollBudgetMs()` answers; n8n's default (5 minutes) when absent. */
 	budgetMs?: number;
 	engine?: PollEngine;
+	/** The node's version (typeVersion); 1 unless given. */
+	typeVersion?: number;
 }
 
 export interface Poller {
@@ -58,8 +61,17 @@ export interface Poller {
  * by n8n-core's PollTriggerExecutor (which emits the items or, with none, commits the staged
  * cursor), its static data kept as the chosen engine keeps it.
  */
-export function createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs, engine }: PollerOptions): Poller {
-	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials });
+export function createPoller({
+	nodeType,
+	nodeTypes,
+	parameters,
+	credentials,
+	timezone,
+	budgetMs,
+	engine,
+	typeVersion,
+}: PollerOptions): Poller {
+	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials, typeVersion });
 	const nodeKey = `node:${node.name}`;
 	let saved: IDataObject = {};
 	let cursorRow: IDataObject | undefined;

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- development tooling, not a node: runs in Node, not in n8n */
 import { LoadOptionsContext, WorkflowExecute, WorkflowHasIssuesError } from 'n8n-core';
 import type {
 	ExecutionBaseError,

@@ -8,7 +8,8 @@
 //   verifies a package (the unpacked tarball with ['**/*.js', 'package.json'], the source with
 //   SOURCE_FILE_PATTERNS), and how many files those patterns matched there;
 // - fixtures: for each file (a path in the source, not on disk), the errors the scanner's
-//   rules and this project's lint report, as "line:rule".
+//   rules and this project's lint of what is shipped (scripts/eslint.shipped.config.mjs)
+//   report, as "line:rule".
 import { globSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -38,7 +39,8 @@ const scanner = new ESLint({
 	overrideConfig: await buildScanConfig(),
 	allowInlineConfig: false,
 });
-const project = new ESLint({ cwd: PROJECT_ROOT });
+// The project's lint of what is shipped: npm run lint's pass after `n8n-node lint`.
+const project = new ESLint({ cwd: PROJECT_ROOT, overrideConfigFile: 'scripts/eslint.shipped.config.mjs' });
 
 const answer = {
 	tarball: await scan(request.tarball, TARBALL_PATTERNS),

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type { IDataObject } from 'n8n-workflow';
 import type { Sandbox } from 'compliance-records-sandbox';
 

@@ -28,6 +28,8 @@ export interface TriggerPollerOptions {
 	budgetMs?: number;
 	/** How n8n keeps the static data (see poll.ts); when absent, every poll's state is kept. */
 	engine?: PollEngine;
+	/** The trigger's version (typeVersion); 1, what workflows saved before 1.1 have, unless given. */
+	typeVersion?: number;
 }
 
 export interface TriggerPoller {
@@ -53,10 +55,17 @@ export interface TriggerPoller {
 	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error; staticData: IDataObject }>;
 }
 
-export function createTriggerPoller({ parameters, credentials, timezone, budgetMs, engine }: TriggerPollerOptions): TriggerPoller {
+export function createTriggerPoller({
+	parameters,
+	credentials,
+	timezone,
+	budgetMs,
+	engine,
+	typeVersion,
+}: TriggerPollerOptions): TriggerPoller {
 	const nodeType = new ComplianceRecordsTrigger();
-	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs, engine });
-	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials });
+	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs, engine, typeVersion });
+	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials, typeVersion });
 	const key = `node:${node.name}`;
 	const ofNode = (staticData: IDataObject) => (staticData[key] ?? {}) as IDataObject;
 

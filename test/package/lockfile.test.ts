@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * After `npm ci`, the toolchain works on the platforms contributors and CI use: macOS on Apple
  * silicon and on Intel, Windows x64 and Linux x64. A native package (rollup, esbuild,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 /**
  * What `npm publish` would publish, checked the way n8n checks a community package before it
  * lists it as verified: n8n's verification scanner (@n8n/scan-community-package) on the

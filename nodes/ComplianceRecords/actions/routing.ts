@@ -16,18 +16,18 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
+import type { RecordKind } from '../output';
 import { credentialTypeFor } from '../transport/credentials';
 import { requestError, throwErrorStatus } from '../transport/errors';
 import { pages, type FetchPage, type ListPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
+import { outputStep, recordOutput } from './output';
 import { fieldNameOf, idInRecordUrl, type RecordParameter } from './records';
-import { outputStep, recordOutput, type RecordKind } from './simplify';
 import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './validation';
 
 /**
- * The action node's requests, on n8n's declarative routing: request defaults, one preSend step
- * that applies the service's rules, and each operation's pagination function, the only place
- * where n8n's routing lets a node catch what a request throws, which sends through n8n's
+ * The action node's requests on n8n's declarative routing: request defaults, one preSend step
+ * with the service's rules, and each operation's pagination function, which sends through n8n's
  * `makeRoutingRequest` and explains any failure once (transport/errors.ts).
  */
 
@@ -202,11 +202,7 @@ function tooManyToOutput(context: IExecuteSingleFunctions, kind: RecordKind, tot
 	});
 }
 
-/**
- * The pagination of every Get Many: Return All or Limit decide how many records, each record
- * kept becomes one output item. With a filter the service cannot apply, paging goes on until
- * Limit records have passed it.
- */
+/** Every Get Many: Return All or Limit records (those a filter keeps, when the service cannot filter), one item each. */
 function pageList(kind: RecordKind, filter?: ListFilter) {
 	return async function (
 		this: IExecutePaginationFunctions,
@@ -238,12 +234,27 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 	};
 }
 
-/** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
-export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
+/**
+ * Routing of an operation whose pagination function sends its requests and makes its output
+ * items itself: each request answers the service's whole body (`makeRoutingRequest` runs the
+ * operation's postReceive steps on every request it sends, whatever its path).
+ */
+export function ownRouting(
+	request: { method: IHttpRequestMethods; url: string },
+	pagination: (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	) => Promise<INodeExecutionData[]>,
+): INodePropertyRouting {
 	return {
-		request: { method: 'GET', url: path },
+		request,
 		send: { paginate: true, preSend: [prepareServiceRequest] },
 		output: { postReceive: [failOnErrorStatus] },
-		operations: { pagination: pageList(kind, filter) },
+		operations: { pagination },
 	};
+}
+
+/** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
+export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
+	return ownRouting({ method: 'GET', url: path }, pageList(kind, filter));
 }

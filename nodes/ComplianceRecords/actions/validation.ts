@@ -7,6 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { calendarDate } from '../trigger/reviewWindow';
+
 /**
  * Checks that run before any request is sent, so a mistake in the node's fields is reported with
  * the field's name instead of reaching the service. Each check throws or returns the value in
@@ -27,11 +29,17 @@ function text(value: unknown): string {
 	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 }
 
-export function checkId(value: unknown, label: string, at: InputPosition): string {
-	const id = text(value);
-	if (!id) {
+/** A value the operation cannot do without, trimmed. */
+export function checkRequired(value: unknown, label: string, at: InputPosition): string {
+	const given = text(value);
+	if (!given) {
 		invalid(at, `'${label}' is empty`, `Enter a value in '${label}', or map one from an earlier node with an expression.`);
 	}
+	return given;
+}
+
+export function checkId(value: unknown, label: string, at: InputPosition): string {
+	const id = checkRequired(value, label, at);
 	// Dot segments would be resolved by the URL parser even when encoded: no record has them.
 	if (id === '.' || id === '..') invalid(at, `'${label}' "${id}" is not a valid ID`, `Enter the record's ID in '${label}'.`);
 	return id;
@@ -55,37 +63,112 @@ export function checkLimit(value: unknown, at: InputPosition): number {
 	return limit;
 }
 
-function isRealDate(year: number, month: number, day: number): boolean {
-	const date = new Date(Date.UTC(year, month - 1, day));
+/**
+ * A Luxon DateTime, as n8n's expressions give `$now`, `$today` or `DateTime.fromISO(...)`. Read by
+ * its shape: it comes from n8n's own copy of Luxon (this package bundles none).
+ */
+interface LuxonDateTime {
+	isLuxonDateTime: true;
+	isValid: boolean;
+	invalidReason: string | null;
+	year: number;
+	month: number;
+	day: number;
+	toISO(): string | null;
+}
+
+function isLuxonDateTime(value: unknown): value is LuxonDateTime {
+	return typeof value === 'object' && value !== null && (value as { isLuxonDateTime?: unknown }).isLuxonDateTime === true;
+}
+
+/** A JavaScript Date, from whichever realm the expression ran in. */
+function isJsDate(value: unknown): value is Date {
+	return Object.prototype.toString.call(value) === '[object Date]';
+}
+
+/**
+ * ISO 8601 calendar dates, alone or with a time of day, in extended format (2027-03-31,
+ * 2027-03-31T23:30:00.000-05:00) or basic format (20270331T233000Z): the time to the hour,
+ * minute or second, a fraction of a second, an offset, all optional. RFC 3339's space for the
+ * T is taken too.
+ */
+const ISO_DATE_TIMES = [
+	/^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})(?:[T ](?<hour>\d{2})(?::(?<minute>\d{2})(?::(?<second>\d{2})(?:[.,]\d+)?)?)?(?:Z|[+-](?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
+	/^(?<year>\d{4})(?<month>\d{2})(?<day>\d{2})(?:T(?<hour>\d{2})(?:(?<minute>\d{2})(?:(?<second>\d{2})(?:[.,]\d+)?)?)?(?:Z|[+-](?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
+];
+
+/** Hours, minutes and seconds in range (a second of 60 is ISO 8601's leap second). */
+function isRealTime(written: Record<string, string | undefined>): boolean {
+	const within = (part: string | undefined, max: number) => part === undefined || Number(part) <= max;
 	return (
-		date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+		within(written.hour, 23) &&
+		within(written.minute, 59) &&
+		within(written.second, 60) &&
+		within(written.offsetHour, 23) &&
+		within(written.offsetMinute, 59)
 	);
 }
 
-/** A calendar date as `YYYY-MM-DD`, the only date form the service accepts. */
-export function checkDate(value: unknown, label: string, at: InputPosition): string {
-	const date = text(value);
-	const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-	if (!match) {
-		invalid(at, `'${label}' must be a date in the form YYYY-MM-DD`, `Got "${date}". Example: 2026-03-31.`);
+function isRealDate(year: number, month: number, day: number): boolean {
+	const leapYear = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+	const daysInMonth = month === 2 ? (leapYear ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+	return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+}
+
+const asDate = (year: number, month: number, day: number) =>
+	`${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+
+/** What a refused value was, for the error: text quoted, anything else by its type. */
+function shown(value: unknown): string {
+	if (typeof value === 'string') return `"${value}"`;
+	if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${String(value)}`;
+	return Array.isArray(value) ? 'a list' : `a value of type ${value === null ? 'null' : typeof value}`;
+}
+
+const HOW_TO_ENTER_A_DATE = 'Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.';
+
+/**
+ * A calendar date as the service's `YYYY-MM-DD`, from what n8n gives a date field: text (a date,
+ * any ISO 8601 date-time, the date picker's wall-clock time with no zone), a Luxon DateTime or a
+ * JavaScript Date. The date is the one in the time zone the value carries: as written for text
+ * (its offset is the zone it is written in), the DateTime's own zone; a Date carries none and is
+ * read in the workflow's time zone, as n8n shows it.
+ */
+export function checkDate(value: unknown, label: string, timeZone: string, at: InputPosition): string {
+	if (isLuxonDateTime(value) || isJsDate(value)) {
+		const date = isLuxonDateTime(value)
+			? value.isValid && asDate(value.year, value.month, value.day)
+			: !Number.isNaN(value.getTime()) && calendarDate(value.getTime(), timeZone);
+		// An invalid DateTime or Date, or a year the service cannot store (before 0000 or after 9999).
+		if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+			const reason = isLuxonDateTime(value) && value.invalidReason ? ` (${value.invalidReason})` : '';
+			invalid(at, `'${label}' is not a valid date`, `The expression gave ${String(value)}${reason}. ${HOW_TO_ENTER_A_DATE}`);
+		}
+		return date;
 	}
-	if (!isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
-		invalid(at, `'${label}' is not a real date`, `"${date}" does not exist in the calendar.`);
+	const given = typeof value === 'string' ? value.trim() : undefined;
+	const written = given === undefined ? undefined : ISO_DATE_TIMES.map((format) => format.exec(given)?.groups).find(Boolean);
+	if (!written || !isRealTime(written)) {
+		invalid(at, `'${label}' is not a date`, `Got ${shown(given ?? value)}. ${HOW_TO_ENTER_A_DATE}`);
 	}
-	return date;
+	const [year, month, day] = [written.year, written.month, written.day].map(Number);
+	if (!isRealDate(year, month, day)) {
+		invalid(at, `'${label}' is not a real date`, `"${given}" does not exist in the calendar. Enter a date that does, such as 2027-03-31.`);
+	}
+	return asDate(year, month, day);
 }
 
 /** A date of birth: the service needs day, month and year together. */
 export function checkBirthDate(
 	value: unknown,
 	label: string,
+	timeZone: string,
 	at: InputPosition,
 ): { day: number; month: number; year: number } {
-	const date = text(value);
-	if (/^\d{4}(-\d{1,2})?$/.test(date)) {
-		invalid(at, `'${label}' is incomplete`, `The service needs day, month and year together; got "${date}". Example: 1984-07-21.`);
+	if (typeof value === 'string' && /^\d{4}(-\d{1,2})?$/.test(value.trim())) {
+		invalid(at, `'${label}' is incomplete`, `Got "${value.trim()}". The service needs day, month and year together: enter a date such as 1984-07-21.`);
 	}
-	const [year, month, day] = checkDate(date, label, at).split('-').map(Number);
+	const [year, month, day] = checkDate(value, label, timeZone, at).split('-').map(Number);
 	return { day, month, year };
 }
 
@@ -124,10 +207,7 @@ export function checkInstant(
 	timeZone: string,
 	at: InputPosition,
 ): string {
-	const given =
-		value && typeof value === 'object' && 'toISO' in value
-			? String((value as { toISO: () => string }).toISO())
-			: text(value);
+	const given = isLuxonDateTime(value) ? String(value.toISO()) : text(value);
 	const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(given);
 	const wallClock = /^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T00:00:00` : given;
 	const parsed = new Date(hasZone ? given : `${wallClock}Z`);
@@ -160,11 +240,14 @@ function writeAt(body: IDataObject, path: string, value: unknown): void {
  * A preSend step that checks (and converts) one body field the routing placed at `path`; fields
  * the user left out, or is clearing to null, are not there or null and are left alone.
  */
-function bodyField(path: string, convert: (value: unknown, at: InputPosition) => unknown): PreSendAction {
+function bodyField(
+	path: string,
+	convert: (value: unknown, at: InputPosition, timeZone: string) => unknown,
+): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const body = requestOptions.body as IDataObject;
 		const value = readAt(body, path);
-		if (value !== undefined && value !== null) writeAt(body, path, convert(value, positionOf(this)));
+		if (value !== undefined && value !== null) writeAt(body, path, convert(value, positionOf(this), this.getTimezone()));
 		return requestOptions;
 	};
 }
@@ -190,15 +273,16 @@ export function blankFieldsLeftOut(bodyPaths: string[]): PreSendAction {
 	};
 }
 
+/** A date field (text, a date picker or an expression's DateTime), sent as `YYYY-MM-DD`. */
 export const dateInBody = (path: string, label: string) =>
-	bodyField(path, (value, at) => checkDate(value, label, at));
+	bodyField(path, (value, at, timeZone) => checkDate(value, label, timeZone, at));
 
 export const emailInBody = (path: string, label: string) =>
 	bodyField(path, (value, at) => checkEmail(value, label, at));
 
-/** The field is a `YYYY-MM-DD` string in n8n; the service wants `{ day, month, year }`. */
+/** A date field as for {@link dateInBody}; the service wants `{ day, month, year }`. */
 export const birthInBody = (path: string, label: string) =>
-	bodyField(path, (value, at) => checkBirthDate(value, label, at));
+	bodyField(path, (value, at, timeZone) => checkBirthDate(value, label, timeZone, at));
 
 /** A multi-select, or an expression giving an array or comma-separated IDs, as an array of IDs. */
 export const idListInBody = (path: string) =>

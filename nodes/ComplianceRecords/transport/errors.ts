@@ -267,8 +267,13 @@ interface ThrownError {
 	};
 }
 
-function answerIn(thrown: ThrownError): ServiceAnswer | undefined {
-	if (thrown instanceof ErrorStatus) return thrown.answer;
+/**
+ * The answer with an error status that a request's failure carries, however it came: an
+ * {@link ErrorStatus} (API key) or n8n's thrown error (OAuth2); undefined for any other failure.
+ */
+export function answerIn(error: unknown): ServiceAnswer | undefined {
+	if (error instanceof ErrorStatus) return error.answer;
+	const thrown = error as ThrownError;
 	const response = thrown.cause?.response;
 	const status = Number(response?.status ?? thrown.httpCode);
 	if (!Number.isInteger(status) || status < 400 || status > 599) return undefined;
@@ -315,10 +320,9 @@ function refusedRefresh(thrown: ThrownError): boolean {
 }
 
 /**
- * The error the user sees for whatever a request to the service threw: an error status with
- * the service's words, a timeout, an unreachable service, a refused OAuth2 renewal. Anything
- * else n8n or the node already explained (a check before sending, n8n's "reconnect the
- * credential") passes on as it is.
+ * The error the user sees for whatever a request threw: an error status in the service's words,
+ * a timeout, an unreachable service, a refused OAuth2 renewal; what n8n or the node already
+ * explained passes on as it is.
  */
 export function requestError(node: INode, error: unknown, context: ErrorContext): ExecutionBaseError {
 	const thrown = error as ThrownError;

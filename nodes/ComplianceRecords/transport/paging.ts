@@ -20,11 +20,9 @@ export interface Page<T = IDataObject> {
 }
 
 /**
- * The one cursor-paging loop of the package (Get Many, lookups, the trigger): page by page until
- * `wanted` records (Infinity for all) have come, each request asking for at most 200 and never
- * for more than are still wanted. `from` resumes at a cursor an earlier run kept. It stops at an
- * empty page or one without `next_cursor` (spec §4.5), never at `meta.total`, a count at one
- * moment that records changing while paging would make wrong.
+ * The one cursor-paging loop (Get Many, lookups, the trigger): until `wanted` records came, at
+ * most 200 a request. It stops at an empty page or one without `next_cursor` (spec §4.5), never
+ * at `meta.total`, a count that records changing while paging would make wrong.
  */
 export async function* pages<T = IDataObject>(
 	fetchPage: FetchPage<T>,

@@ -24,12 +24,8 @@ const DEFAULT_POLL_BUDGET_MS = 5 * 60 * 1000;
 const RECENT_REQUESTS = 5;
 
 /**
- * The poll's time budget and clock. n8n abandons a poll that runs past `getPollBudgetMs()`. A
- * poll starts a request only while the slowest of the latest few would fit twice into what is
- * left ({@link hasRoom}), so it stops on its own, in time to emit what it has; a request still
- * unanswered when the budget is spent fails the poll with an error that says so (the service is
- * slow, not the backlog large). Durations come from the host's monotonic clock, never its wall
- * clock.
+ * The poll's time budget (n8n abandons a poll past `getPollBudgetMs()`), on the host's monotonic
+ * clock: a poll stops on its own in time to emit what it has (docs/trigger.md, "Backlogs").
  */
 export class PollBudget {
 	private readonly startedAt = performance.now();
@@ -162,10 +158,8 @@ function clientPages(context: IPollFunctions, budget: PollBudget, since: number 
 }
 
 /**
- * Lists every client modified at or after `since` (every client when undefined), page by page
- * to the end, and records when each page arrived. A client listed twice (a position that moved
- * while paging) is kept once, in its newest state. Any failure throws: a partial listing is
- * never used. (Fetch Test Event's sampler; a poll lists through {@link sweep}.)
+ * Every client modified at or after `since` (all when undefined), to the end of the list, each
+ * once in its newest state: Fetch Test Event's sampler (a poll lists through {@link sweep}).
  */
 export async function listClients(
 	this: IPollFunctions,
@@ -238,11 +232,9 @@ function isRefusal(error: unknown): boolean {
 }
 
 /**
- * Runs a sweep for one poll through the one paging loop (`pages()`): from the saved sweep's
- * cursor, or from the first page when `saved` is undefined (then this poll measures the sweep's
- * first evaluation: `Date` of page 1, sightings). After each page handled whole, it goes on only
- * while the budget has room. A saved cursor the service refuses (400: expired) restarts the
- * sweep at its first page, replaying what it had passed; any other failure throws.
+ * One poll's part of a sweep: from the saved cursor (or the first page, measuring the sweep's
+ * first evaluation), page by page while the budget has room. A refused (expired) saved cursor
+ * restarts at the first page, replaying what was passed; any other failure throws.
  */
 export async function sweep(
 	this: IPollFunctions,

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { authenticationProperty } from '../authentication';
+import { outputParameter, selectedFieldsParameter } from '../output';
 
 /** The trigger's parameters (n8n adds Poll Times itself to a polling node). */
 export const triggerProperties: INodeProperties[] = [
@@ -45,6 +46,14 @@ export const triggerProperties: INodeProperties[] = [
 			'Emit a client when its next review date is between today and this many days from today (both included), in the workflow’s time zone. Dates already past are not emitted. Clients already inside the window when the workflow is activated are not emitted; a client changed to a date inside the window is. Changing this value starts over as on activation.',
 		displayOptions: { show: { event: ['reviewDue'] } },
 	},
+	// Version 1 emitted the service's records: its workflows keep them unless they choose otherwise.
+	outputParameter('raw', { show: { '@version': [1] } }),
+	outputParameter('simple', { show: { '@version': [{ _cnd: { gte: 1.1 } }] } }),
+	selectedFieldsParameter(
+		'client',
+		{},
+		"Partner, Manager, Business Unit, Services, Created At and Updated At come only with 'Fetch Full Client' on",
+	),
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -3,12 +3,9 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { listClients, type Client, type PollBudget } from './clients';
 
 /*
- * "Fetch Test Event": the most recent events, found without listing the whole firm. The list is
- * in creation order, so "most recent" needs every client of a time span: the sampler asks for
- * the clients modified in the last 10 minutes, then widens the span until it holds enough
- * events. A span's clients include every event at or after its start (an event moves
- * lastModifiedAt), so the newest events of the first span that holds enough are the newest of
- * the firm. It never reads or writes the trigger's saved state.
+ * "Fetch Test Event": the newest events without listing the whole firm. An event moves
+ * lastModifiedAt, so the newest events of the first time span (10 minutes, then wider) that holds
+ * enough of them are the firm's newest. It never touches the trigger's saved state.
  */
 
 export const SAMPLE_SIZE = 5;

@@ -1,16 +1,8 @@
-import { clientKey, CLIENT_KEY_LENGTH } from './cursor';
+import { clientKey, decodeKeyGroups, encodeKeyGroups } from './cursor';
 
 /*
- * The rules of the Review Due event, as pure functions.
- *
- * A client is due when its `nextReviewDate` (a calendar date) lies in the review window:
- * from today to today + N days, both included. "Today" is the n8n host's date in the
- * workflow's time zone: review dates are calendar dates, and the service has no clock to ask.
- * Dates already past are overdue, not "coming within N days", and are never emitted.
- *
- * Whether a modified client's date changed cannot be read from the service (no history, no
- * date filter), so the trigger remembers, for each client currently inside the window, the date
- * it last handled for it: {@link DueMemory}. That is the only state that grows with the firm.
+ * The review window: today (the workflow's time zone: review dates are calendar dates) to today
+ * + N days, both included. Why the trigger remembers dates: docs/trigger.md ("Review Due").
  */
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -85,7 +77,7 @@ export class DueMemory {
 		for (const [key, handled] of this.dateByKey) if (handled < date) this.dateByKey.delete(key);
 	}
 
-	/** Static data: {date: the keys of the clients handled with that date, concatenated}. */
+	/** Static data: `{ date: the keys of the clients handled with that date }`. */
 	encode(): Record<string, string> {
 		const byDate = new Map<string, string[]>();
 		for (const [key, date] of this.dateByKey) {
@@ -93,23 +85,15 @@ export class DueMemory {
 			keys.push(key);
 			byDate.set(date, keys);
 		}
-		const encoded: Record<string, string> = {};
-		for (const date of [...byDate.keys()].sort()) encoded[date] = (byDate.get(date) ?? []).sort().join('');
-		return encoded;
+		return encodeKeyGroups(byDate);
 	}
 
 	/** Reads what {@link encode} wrote; undefined when it is not that shape. */
 	static decode(encoded: unknown): DueMemory | undefined {
-		if (typeof encoded !== 'object' || encoded === null || Array.isArray(encoded)) return undefined;
+		const groups = decodeKeyGroups(encoded, (date) => DATE.test(date));
+		if (!groups) return undefined;
 		const memory = new DueMemory();
-		for (const [date, keys] of Object.entries(encoded)) {
-			if (!DATE.test(date) || typeof keys !== 'string' || keys.length % CLIENT_KEY_LENGTH !== 0) {
-				return undefined;
-			}
-			for (let at = 0; at < keys.length; at += CLIENT_KEY_LENGTH) {
-				memory.dateByKey.set(keys.slice(at, at + CLIENT_KEY_LENGTH), date);
-			}
-		}
+		for (const [date, keys] of groups) for (const key of keys) memory.dateByKey.set(key, date);
 		return memory;
 	}
 }

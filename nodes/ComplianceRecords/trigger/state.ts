@@ -6,33 +6,11 @@ import type { ReviewState, ReviewSweep } from './events/reviewDue';
 import { DueMemory } from './reviewWindow';
 
 /*
- * What the trigger keeps between polls: its state in the node's static data
- * (`getWorkflowStaticData('node')`), and a copy of the state its first poll took in the
- * workflow's static data (`getWorkflowStaticData('global')`).
- *
- * How n8n keeps them (read in n8n-core 2.40 and n8n's cli): the poll mutates the objects in
- * place. With the in-memory poller, the same Workflow object serves every poll and n8n writes its
- * static data to the database when a poll emits (`__emit` calls `saveStaticData`) and after
- * activation; a poll that emits nothing changes memory only. With n8n's durable scheduler, each
- * tick reads the static data fresh from the database; a poll that emits nothing is kept only with
- * durable cursors, which stage the node's static data (not the workflow's) and commit it with the
- * execution, or on its own when nothing was emitted. An occurrence may run twice from the same
- * saved state (at least once). When `poll()` throws, n8n records an error execution and commits
- * nothing.
- *
- * So the trigger writes its state once, after the whole poll succeeded, right before returning
- * (a failed poll leaves it untouched), and a re-run from an older saved state is safe: it
- * emits only what that state has not handled. Top-level keys are assigned, never mutated in
- * place, so n8n's change tracking (an observable proxy one level deep) always notices.
- *
- * The activation copy: with durable cursors, n8n keeps nothing of the node state written by the
- * poll it runs on activation (it commits the staged cursor only with an execution, and that poll
- * emits nothing), but it saves the workflow's static data after activating. The next poll then
- * finds no node state; were it to start afresh, it would record, not emit, the changes made since
- * activation. It starts from the copy instead. The copy is used only by a poll that finds the
- * node's static data empty, or holding the state of another configuration begun before the copy
- * was taken (the event changed while the workflow was off, then activated): after any poll whose
- * state n8n kept, it is never read again.
+ * What the trigger keeps between polls: its state in the node's static data, and a copy of the
+ * state its first poll took in the workflow's static data (the activation copy). How n8n keeps
+ * each, and why the copy: docs/trigger.md ("The first poll, and n8n's schedulers", "The saved
+ * state"). The state is written once, after the whole poll succeeded, with top-level keys
+ * assigned (n8n's change tracking watches one level deep).
  */
 
 export type TriggerEvent = 'clientModified' | 'amlDeterminationCompleted' | 'reviewDue';
@@ -44,10 +22,7 @@ export type SavedState = (
 	| { event: 'clientModified' | 'amlDeterminationCompleted'; stream: StreamState }
 	| { event: 'reviewDue'; reviewDays: number; review: ReviewState }
 ) & {
-	/**
-	 * When (the n8n host's epoch ms) the trigger took its starting point for this configuration:
-	 * it orders an activation copy against node state of another configuration. Absent in 0.1.0.
-	 */
+	/** When (host epoch ms) this configuration started: orders an activation copy against other node state. Absent in 0.1.0. */
 	startedAt?: number;
 };
 
@@ -137,10 +112,8 @@ function startedAtOf(data: IDataObject): number | undefined {
 }
 
 /**
- * The state a poll goes on from: the node's own, when it is for this configuration; else the
- * activation copy, when it is for this configuration and n8n kept nothing the node wrote since
- * the copy was taken (the node's static data is empty, or from a configuration started earlier);
- * else none (start over as on activation).
+ * The state a poll goes on from: the node's own for this configuration; else the activation copy,
+ * when n8n kept nothing the node wrote since it was taken; else none (start over).
  */
 export function stateToResume(
 	staticData: IDataObject,
@@ -185,10 +158,8 @@ function encodeState(state: SavedState, generation: number): IDataObject {
 }
 
 /**
- * Replaces the static data with `state`, unless another poll of this node committed since this
- * one started (n8n's in-memory poller can start a poll while a slow one still runs): then the
- * newer poll has already emitted everything this one found, so this one must emit nothing and
- * write nothing. Returns whether it wrote.
+ * Replaces the static data with `state`, unless another poll committed since this one started
+ * (polls can overlap): that one emitted all this one found, so this one writes nothing. Returns whether it wrote.
  */
 export function commitState(staticData: IDataObject, startedFrom: number, state: SavedState): boolean {
 	if (generationOf(staticData) !== startedFrom) return false;

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-hardcoded-secrets --
+   development tooling, not a node: runs in Node, not in n8n; the demo owner's password is published (README.md) */
 // Fills a running n8n with what the demo needs: the owner login, credentials that point at the
 // sandbox (and the bearer token that guards the MCP example), and the example workflows,
 // published. `npm start` and the end-to-end tests use it.

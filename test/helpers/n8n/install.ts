@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 // Installs a real n8n once into a cache outside the repo, one folder per n8n version, and reuses
 // it afterwards. `npm start` and `npm run test:e2e` (so `.ci/run` too) use it;
 // scripts/n8n-install.ts installs ahead of time. Run it under scripts/with-env.sh (Node 22+ and

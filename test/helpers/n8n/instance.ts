@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions --
+   development tooling: runs in Node, not in n8n */
 // A real n8n (the cached install from install.ts) run as a child process, with this package
 // loaded the way `n8n-node dev` loads a package under development (or installed as users install
 // it), and a small client of the REST API its editor uses. Used by `npm start` and by the

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error --
+   development tooling, not a node: runs in Node, not in n8n */
 // n8n in queue mode, as firms scale it: PostgreSQL for the data, Redis for the queue, one main
 // (editor, triggers and pollers, enqueues executions) and workers (run them). Each piece is its
 // own process on a free loopback port, started here and stopped by `stop()`, whatever state the

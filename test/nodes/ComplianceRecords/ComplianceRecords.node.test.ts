@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,7 +27,7 @@ describe('Compliance Records node description', () => {
 			);
 		expect(optionValues(property('authentication'))).toEqual(['apiKey', 'oAuth2']);
 		expect(optionValues(property('resource'))).toEqual(['client', 'firm', 'individual', 'organisation']);
-		expect(optionValues(property('operation', 'client'))).toEqual(['create', 'get', 'getAll', 'update']);
+		expect(optionValues(property('operation', 'client'))).toEqual(['create', 'upsert', 'get', 'getAll', 'update']);
 		expect(optionValues(property('operation', 'individual'))).toEqual(['get', 'getAll', 'update']);
 		expect(optionValues(property('operation', 'organisation'))).toEqual(['getAll']);
 		expect(optionValues(property('operation', 'firm'))).toEqual(['get']);
@@ -108,8 +109,10 @@ describe('Compliance Records node description', () => {
 	});
 
 	it('the optional fields of each entity type are the spec\'s', () => {
-		const optionNames = (name: string) =>
-			(description.properties.find((property) => property.name === name)?.options as INodeProperties[]).map((option) => option.name);
+		// Once each: a field whose type changes with the node version (a date) has one entry per version.
+		const optionNames = (name: string) => [
+			...new Set((description.properties.find((property) => property.name === name)?.options as INodeProperties[]).map((option) => option.name)),
+		];
 
 		expect(optionNames('individualFields')).toEqual(['birth', 'email', 'middleName', 'residentialAddress']);
 		expect(optionNames('soleTraderFields').sort()).toEqual(['birth', 'email', 'middleName', 'residentialAddress', 'tradingName']);
@@ -135,6 +138,7 @@ describe('Compliance Records node description', () => {
 		}
 		const codex = JSON.parse(readFileSync(join(nodeDir, 'ComplianceRecords.node.json'), 'utf8'));
 		expect(codex.node).toBe('n8n-nodes-compliance-records.complianceRecords');
+		expect(Number(codex.nodeVersion)).toBe(Math.max(...[description.version].flat()));
 		expect(codex.categories.length).toBeGreaterThan(0);
 		expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
 		expect(codex.resources.credentialDocumentation[0].url).toMatch(/^https:\/\//);

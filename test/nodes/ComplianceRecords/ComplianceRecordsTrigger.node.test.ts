@@ -1,9 +1,13 @@
-import type { IDataObject } from 'n8n-workflow';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { ComplianceRecordsTrigger } from '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node';
 import { useSandbox } from '../../helpers/sandbox';
 import { createTriggerPoller, triggerRequests } from '../../helpers/trigger';
-import { listAll, touchClient } from '../../helpers/serviceApi';
+import { listAll, serviceGet, touchClient } from '../../helpers/serviceApi';
 
 /*
  * The trigger as the editor shows it, and "Fetch Test Event" (n8n runs the node in manual mode):
@@ -20,6 +24,12 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 3));
 
 describe('the node', () => {
 	const { description } = new ComplianceRecordsTrigger();
+
+	it("has a codex whose node version is the trigger's newest", () => {
+		const codex = JSON.parse(readFileSync(join(__dirname, '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.json'), 'utf8'));
+		expect(codex.node).toBe('n8n-nodes-compliance-records.complianceRecordsTrigger');
+		expect(Number(codex.nodeVersion)).toBe(Math.max(...[description.version].flat()));
+	});
 
 	it('is a polling trigger with the contract’s name, authentication and events', () => {
 		expect(description).toMatchObject({ name: 'complianceRecordsTrigger', polling: true, inputs: [] });
@@ -118,5 +128,123 @@ describe('Fetch Test Event', () => {
 		expect(json).toEqual([]);
 		expect(error?.message).toBe('The firm has no client yet');
 		expect((error as Error & { description?: string }).description).toMatch(/then fetch a test event again/);
+	});
+});
+
+describe('Output: Simplified, Raw or Selected Fields', () => {
+	interface Reference {
+		name: string;
+	}
+	interface FullClient extends IDataObject {
+		id: string;
+		name: string;
+		category: string;
+		state: string;
+		amlDeterminationStatus: string;
+		referenceNumber?: string;
+		nextReviewDate?: string;
+		lastAmlDetermination?: { riskLevel: string };
+		partner?: Reference;
+		manager?: Reference;
+	}
+
+	/** A Simplified client as the README lists it: the list item's eight fields, partner and manager by name with a full client. */
+	const simplifiedClient = (client: FullClient, full: boolean) => ({
+		id: client.id,
+		name: client.name,
+		referenceNumber: client.referenceNumber ?? null,
+		state: client.state,
+		amlDeterminationStatus: client.amlDeterminationStatus,
+		riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
+		nextReviewDate: client.nextReviewDate ?? null,
+		...(full && { partner: client.partner?.name ?? null, manager: client.manager?.name ?? null }),
+		category: client.category,
+	});
+
+	/** The parameters n8n keeps for a trigger of this version (the editor shows them), defaults filled in. */
+	const shown = (values: INodeParameters, typeVersion: number) => {
+		const { description } = new ComplianceRecordsTrigger();
+		return NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
+	};
+
+	/** A client with a partner, a manager and a completed AML determination, changed after the trigger's activation. */
+	async function emittedChange(parameters: IDataObject, typeVersion?: number) {
+		const ids = (await listAll(busy.sandbox())).map((client) => client.id as string);
+		let assigned: FullClient | undefined;
+		for (const id of ids.slice(100)) {
+			const { data } = await serviceGet<{ data: FullClient }>(busy.sandbox(), `/clients/${id}`);
+			if (data.partner && data.manager && data.lastAmlDetermination) {
+				assigned = data;
+				break;
+			}
+		}
+		const poller = createTriggerPoller({ parameters: { event: 'clientModified', ...parameters }, credentials: busy.credentials(), typeVersion });
+		expect(await poller.poll()).toEqual([]);
+		const changed = (await touchClient(busy.sandbox(), assigned!.id)) as FullClient;
+		return { changed, emitted: await poller.poll() };
+	}
+
+	it('a trigger saved at version 1 emits the list item as before; a new one (1.1) emits Simplified records', async () => {
+		expect(new ComplianceRecordsTrigger().description.version).toEqual([1, 1.1]);
+		expect(shown({ event: 'clientModified' }, 1)).toMatchObject({ output: 'raw' });
+		expect(shown({ event: 'clientModified' }, 1.1)).toMatchObject({ output: 'simple' });
+		expect(shown({ event: 'clientModified' }, 1.1)).not.toHaveProperty('fields');
+
+		const saved = await emittedChange({});
+		const added = await emittedChange({}, 1.1);
+
+		expect(saved.emitted).toEqual([
+			expect.objectContaining({ id: saved.changed.id, lastModifiedAt: saved.changed.lastModifiedAt, links: expect.any(Object) }),
+		]);
+		expect(saved.emitted[0].entity).toMatchObject({ object: expect.any(String) }); // a reference: the list item
+		expect(saved.emitted[0]).not.toHaveProperty('partner');
+		expect(added.emitted).toEqual([simplifiedClient(added.changed, false)]);
+		expect(Object.keys(added.emitted[0])).toHaveLength(8);
+	});
+
+	it("Simplified with 'Fetch Full Client': ten fields, the partner and manager by name", async () => {
+		const { changed, emitted } = await emittedChange({ options: { fetchFullClient: true } }, 1.1);
+
+		expect(emitted).toEqual([simplifiedClient(changed, true)]);
+		expect(emitted[0]).toMatchObject({ partner: changed.partner!.name, manager: changed.manager!.name });
+		expect(Object.keys(emitted[0])).toHaveLength(10);
+	});
+
+	it("Raw with 'Fetch Full Client': the client as the service sends it", async () => {
+		const { changed, emitted } = await emittedChange({ output: 'raw', options: { fetchFullClient: true } }, 1.1);
+
+		expect(emitted).toEqual([changed]);
+	});
+
+	it('Selected Fields: the chosen fields and the ID, of the list item or of the full client', async () => {
+		const fields = ['nextReviewDate', 'lastAmlDetermination', 'partner'];
+
+		const listed = await emittedChange({ output: 'fields', fields }, 1.1);
+		const full = await emittedChange({ output: 'fields', fields, options: { fetchFullClient: true } }, 1.1);
+
+		const { id, nextReviewDate, lastAmlDetermination, partner } = full.changed;
+		expect(full.emitted).toEqual([{ id, nextReviewDate, lastAmlDetermination, partner }]);
+		expect(listed.emitted).toEqual([{ id, nextReviewDate, lastAmlDetermination }]); // a list item has no partner
+	});
+
+	it('Fetch Test Event shows the chosen output', async () => {
+		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: busy.credentials(), typeVersion: 1.1 });
+
+		const { json, error } = await poller.fetchTestEvent();
+
+		expect(error).toBeUndefined();
+		expect(json.length).toBeGreaterThan(0);
+		for (const client of json) {
+			expect(Object.keys(client)).toEqual([
+				'id',
+				'name',
+				'referenceNumber',
+				'state',
+				'amlDeterminationStatus',
+				'riskLevel',
+				'nextReviewDate',
+				'category',
+			]);
+		}
 	});
 });

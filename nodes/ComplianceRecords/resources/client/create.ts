@@ -7,8 +7,8 @@ import {
 	clientAssignmentFields,
 	forOperation,
 	optionalFields,
+	outputFields,
 	personOptionalFields,
-	simplifyField,
 	textField,
 } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
@@ -24,7 +24,18 @@ const personNames = (bodyPrefix: string): INodeProperties[] => [
 	textField('Last Name', 'lastName', `${bodyPrefix}lastName`, { required: true }),
 ];
 
-const properties: INodeProperties[] = [
+export interface NewClientFieldOptions {
+	/** What Status does in the operation, when it is more than setting the new client's. */
+	statusDescription?: string;
+	/** Said under Entity Type, when the entity is not always used. */
+	entityHint?: string;
+}
+
+/**
+ * Status, Entity Type and the fields of each kind of entity: what a new client is made of
+ * (Create, and Create or Update when no client has its reference number).
+ */
+export const newClientFields = ({ statusDescription, entityHint }: NewClientFieldOptions = {}): INodeProperties[] => [
 	{
 		displayName: 'Status',
 		name: 'status',
@@ -36,6 +47,7 @@ const properties: INodeProperties[] = [
 			{ name: 'Prospect', value: 'PROSPECT', description: 'Not yet engaged' },
 		],
 		routing: { send: { type: 'body', property: 'status' } },
+		...(statusDescription && { description: statusDescription }),
 	},
 	{
 		displayName: 'Entity Type',
@@ -59,6 +71,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 		routing: { send: { type: 'body', property: 'entity.object' } },
+		...(entityHint && { hint: entityHint }),
 	},
 	...updateDisplayOptions(forEntity('individual'), personNames('entity.')),
 	...updateDisplayOptions(forEntity('sole_trader'), personNames('entity.individual.')),
@@ -118,8 +131,14 @@ const properties: INodeProperties[] = [
 		],
 		{ displayOptions: forEntity('organisation') },
 	),
-	optionalFields('Additional Fields', 'additionalFields', clientAssignmentFields('additionalFields')),
-	simplifyField,
 ];
 
-export const description = forOperation('client', 'create', properties);
+/** Additional Fields: the client's assignments and references, less those named in `leftOut`. */
+export const additionalClientFields = (leftOut: string[] = []): INodeProperties =>
+	optionalFields(
+		'Additional Fields',
+		'additionalFields',
+		clientAssignmentFields('additionalFields').filter((field) => !leftOut.includes(field.name)),
+	);
+
+export const description = forOperation('client', 'create', [...newClientFields(), additionalClientFields(), ...outputFields('client')]);

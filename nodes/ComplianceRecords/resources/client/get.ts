@@ -1,4 +1,4 @@
-import { forOperation, recordFields, simplifyField } from '../../actions/fields';
+import { forOperation, outputFields, recordFields } from '../../actions/fields';
 import type { RecordParameter } from '../../actions/records';
 import { recordRouting } from '../../actions/routing';
 
@@ -17,4 +17,4 @@ export const routing = recordRouting({ method: 'GET', path: '/clients', record: 
 
 export const clientFields = recordFields(clientRecord, "The client's ID, as in the ID field of Get Many or Create output");
 
-export const description = forOperation('client', 'get', [...clientFields, simplifyField]);
+export const description = forOperation('client', 'get', [...clientFields, ...outputFields('client')]);

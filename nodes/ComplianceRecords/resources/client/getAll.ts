@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { forOperation, pagingFields, simplifyField } from '../../actions/fields';
+import { forOperation, outputFields, pagingFields } from '../../actions/fields';
 import { listRouting } from '../../actions/routing';
 import { instantInQuery } from '../../actions/validation';
 import { calendarDate, EARLIEST_DATE, isInWindow, reviewWindow } from '../../trigger/reviewWindow';
@@ -82,7 +82,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	simplifyField,
+	...outputFields('clientListItem'),
 ];
 
 export const description = forOperation('client', 'getAll', properties);

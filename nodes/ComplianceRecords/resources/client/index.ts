@@ -5,6 +5,7 @@ import * as create from './create';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as update from './update';
+import * as upsert from './upsert';
 
 export const clientDescription: INodeProperties[] = [
 	operationPicker('client', 'get', [
@@ -14,6 +15,13 @@ export const clientDescription: INodeProperties[] = [
 			action: 'Create a client for a person or company',
 			description: 'Create a client with its individual, sole trader or organisation',
 			routing: create.routing,
+		},
+		{
+			name: 'Create or Update',
+			value: 'upsert',
+			action: 'Create or update client by reference number',
+			description: 'Create a new client, or update the current one if it already exists (upsert)',
+			routing: upsert.routing,
 		},
 		{
 			name: 'Get',
@@ -38,6 +46,7 @@ export const clientDescription: INodeProperties[] = [
 		},
 	]),
 	...create.description,
+	...upsert.description,
 	...get.description,
 	...update.description,
 	...getAll.description,

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { clientAssignmentFields, forOperation, simplifyField, updateFieldsCollection } from '../../actions/fields';
+import { clientAssignmentFields, forOperation, outputFields, updateFieldsCollection } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 import type { ClearableFields } from '../../actions/validation';
 import { clientFields, clientRecord } from './get';
@@ -36,7 +36,7 @@ const properties: INodeProperties[] = [
 		],
 		clearable,
 	),
-	simplifyField,
+	...outputFields('client'),
 ];
 
 export const description = forOperation('client', 'update', properties);

@@ -1,4 +1,4 @@
-import { forOperation, recordFields, simplifyField } from '../../actions/fields';
+import { forOperation, outputFields, recordFields } from '../../actions/fields';
 import type { RecordParameter } from '../../actions/records';
 import { recordRouting } from '../../actions/routing';
 
@@ -25,4 +25,4 @@ export const individualFields = recordFields(
 	"The individual's ID; for a client of category Individual, the client's entity ID",
 );
 
-export const description = forOperation('individual', 'get', [...individualFields, simplifyField]);
+export const description = forOperation('individual', 'get', [...individualFields, ...outputFields('individual')]);

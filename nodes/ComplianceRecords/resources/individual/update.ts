@@ -1,7 +1,7 @@
 import {
 	forOperation,
+	outputFields,
 	personOptionalFields,
-	simplifyField,
 	textField,
 	updateFieldsCollection,
 } from '../../actions/fields';
@@ -35,5 +35,5 @@ export const description = forOperation('individual', 'update', [
 		],
 		clearable,
 	),
-	simplifyField,
+	...outputFields('individual'),
 ]);

@@ -57,11 +57,8 @@ export interface PollResult {
 }
 
 /**
- * Where a stream with no saved state starts: at the service's time less the commit lag, from
- * the `Date` of one answer, recording (not emitting) what it then lists, so that the changes made
- * before activation are not emitted and every change made after it is (a change made in the few
- * seconds before activation may be, when that listing takes more than one poll). Without a usable
- * `Date`, it looks back a day by the host's clock instead.
+ * Where a stream with no saved state starts: the service's time (its `Date`) less the commit lag,
+ * recording what it lists (docs/trigger.md, "The first poll"); without `Date`, a day back by the host's clock.
  */
 async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<StreamState> {
 	const now = await serviceTime.call(this, budget);
@@ -70,11 +67,8 @@ async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<S
 }
 
 /**
- * One poll of the stream: it lists the clients modified since the watermark, resuming the
- * listing the previous poll left unfinished if any, and emits every client whose event is at or
- * after the watermark and not handled before, oldest first, as listed or (`fullClient`) in full.
- * When n8n's poll budget runs short it stops after a page, or (fetching full clients) part-way
- * through one, and emits what it has: the next poll goes on from there.
+ * One poll of the stream: lists the clients modified since the watermark (resuming an unfinished
+ * listing) and emits, oldest first, each change not handled before; stops when the budget runs short.
  */
 export async function pollChanges(
 	this: IPollFunctions,

@@ -4,22 +4,7 @@ import { watermarkAfter } from '../cursor';
 import { sweep, type Client, type PollBudget, type Sweep } from '../clients';
 import { calendarDate, DueMemory, reviewWindow } from '../reviewWindow';
 
-/*
- * Review Due: a client whose nextReviewDate lies from today to today + N days.
- *
- * A date enters the window in two ways. By the passage of time: the first poll of each
- * calendar day (the workflow's time zone) lists the whole firm once (the day's scan) and emits
- * the clients now inside the window that it has not handled with that date. By a change of date:
- * every other poll lists only the clients modified since the previous listing (the same
- * watermark as the change events) and emits those whose new date is inside the window. Whether
- * a modified client's date changed comes from the memory of the dates handled for the clients
- * inside the window (DueMemory, about 8 bytes per such client): the service keeps no history.
- * Handling a client twice emits it at most once, so a listing may simply be resumed, or started
- * again, when n8n's poll budget ends it early.
- *
- * The first activated poll starts that day's scan: it records the clients already inside the
- * window and emits none of them.
- */
+/* Review Due: a client whose nextReviewDate lies from today to today + N days (docs/trigger.md, "Review Due"). */
 
 /** A listing in progress: the day's scan (`scan`: the day it is for), or modified clients. */
 export interface ReviewSweep extends Sweep {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- the API key is deliberately wrong, not a secret */
 import { connectOAuth2, loadOptions } from '../../../helpers';
 import { answeredMessage, expectReceived, useSandbox } from '../../../helpers/sandbox';
 import { serviceGet } from '../../../helpers/serviceApi';

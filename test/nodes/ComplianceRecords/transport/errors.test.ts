@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import { ERROR_FORMATS, type ErrorFormat } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { inspect } from 'node:util';

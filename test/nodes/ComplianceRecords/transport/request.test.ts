@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import type { INodeParameters } from 'n8n-workflow';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

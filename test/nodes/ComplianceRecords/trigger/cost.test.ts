@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- development tooling: runs in Node, not in n8n; prints what it measures */
 import { useSandbox } from '../../../helpers/sandbox';
 import { createTriggerPoller, triggerRequests } from '../../../helpers/trigger';
 

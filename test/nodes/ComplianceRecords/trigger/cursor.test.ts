@@ -1,26 +1,34 @@
 import {
-	advanceCursor,
 	clientKey,
 	COMMIT_LAG_MS,
 	completeCursor,
 	DATE_RESOLUTION_MS,
 	decodeSeen,
 	encodeSeen,
+	firstEvaluationBound,
 	isNewChange,
 	isReplayedChange,
-	nextWatermark,
 	rememberIn,
 	serviceTimeFromDate,
 	sweepFloor,
 	sweepSeenAfterStop,
 	type HandledChange,
 	type Seen,
+	type Sighting,
 	type StreamCursor,
 } from '../../../../nodes/ComplianceRecords/trigger/cursor';
 
 const T = Date.parse('2026-11-21T10:00:00.000Z');
 
-describe('nextWatermark', () => {
+/** The cursor after a listing complete in one poll, as the trigger composes it (clients.ts, changes.ts). */
+const afterListing = (cursor: StreamCursor, sightings: Sighting[], handled: HandledChange[] = [], serviceTime = -Infinity) =>
+	completeCursor(cursor, Math.max(firstEvaluationBound(sightings), serviceTime), [handled]);
+
+/** The watermark after such a listing from watermark `since`. */
+const nextWatermark = (since: number, sightings: Sighting[], serviceTime?: number) =>
+	afterListing({ since, seen: new Map() }, sightings, [], serviceTime).since;
+
+describe('the watermark after a listing', () => {
 	it('is the newest change on the first page less the commit lag', () => {
 		const sightings = [
 			{ modifiedAt: T, lateness: 0 },
@@ -75,7 +83,7 @@ describe('the seen set', () => {
 	});
 
 	it('remembers handled changes at or after the new watermark, and only those', () => {
-		const next = advanceCursor(
+		const next = afterListing(
 			cursor,
 			[{ modifiedAt: T + 10_000, lateness: 0 }],
 			[
@@ -94,21 +102,21 @@ describe('the seen set', () => {
 	});
 
 	it('carries earlier entries forward until the watermark passes them', () => {
-		const first = advanceCursor(cursor, [{ modifiedAt: T + 6_000, lateness: 0 }], [
+		const first = afterListing(cursor, [{ modifiedAt: T + 6_000, lateness: 0 }], [
 			{ clientId: 'a', eventTime: T + 6_000 },
 		]);
-		const second = advanceCursor(first, [{ modifiedAt: T + 6_500, lateness: 0 }], [
+		const second = afterListing(first, [{ modifiedAt: T + 6_500, lateness: 0 }], [
 			{ clientId: 'b', eventTime: T + 6_500 },
 		]);
 		expect(isNewChange(second, 'a', T + 6_000)).toBe(false);
-		const third = advanceCursor(second, [{ modifiedAt: T + 20_000, lateness: 0 }], []);
+		const third = afterListing(second, [{ modifiedAt: T + 20_000, lateness: 0 }], []);
 		expect(third.seen.size).toBe(0);
 	});
 
 	it('survives a round trip through static data (JSON), compactly', () => {
 		const handled = Array.from({ length: 300 }, (_, i) => ({ clientId: `tie-${i}`, eventTime: T + 8_000 }));
 		handled.push({ clientId: 'alone', eventTime: T + 7_000 });
-		const next = advanceCursor(cursor, [{ modifiedAt: T + 8_000, lateness: 0 }], handled);
+		const next = afterListing(cursor, [{ modifiedAt: T + 8_000, lateness: 0 }], handled);
 		const json = JSON.stringify(encodeSeen(next));
 		const decoded = decodeSeen(JSON.parse(json), next.since);
 		expect(decoded).toEqual(next.seen);
@@ -213,7 +221,7 @@ describe('the rules against a model of paging while clients change', () => {
 			}
 			const fresh = listed.filter((client) => isNewChange(cursor, client.id, client.modifiedAt));
 			for (const client of fresh) emitted.push({ id: client.id, at: client.modifiedAt, poll });
-			cursor = advanceCursor(
+			cursor = afterListing(
 				cursor,
 				sightings,
 				fresh.map((client) => ({ clientId: client.id, eventTime: client.modifiedAt })),

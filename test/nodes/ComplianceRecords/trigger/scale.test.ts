@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- development tooling: runs in Node, not in n8n; prints what it measures */
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../../nodes/ComplianceRecords/transport/paging';

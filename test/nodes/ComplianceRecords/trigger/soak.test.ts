@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- development tooling: runs in Node, not in n8n; prints what it measures */
 import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../../../helpers/sandbox';

@@ -114,7 +114,7 @@ describe('Client > Update', () => {
 		['a field both set and cleared', { referenceNumber: 'R-1', clearFields: ['referenceNumber'] }, "'Reference Number' is both set and cleared"],
 		['no field at all', {}, 'Nothing to update'],
 		['only blank fields', { nextReviewDate: '={{ "" }}' }, 'Nothing to update'],
-		['a next review date that is not YYYY-MM-DD', { nextReviewDate: '31/01/2027' }, "'Next Review Date' must be a date in the form YYYY-MM-DD"],
+		['a next review date that is not a date', { nextReviewDate: '31/01/2027' }, "'Next Review Date' is not a date"],
 		['a next review date that does not exist', { nextReviewDate: '2027-02-30' }, "'Next Review Date' is not a real date"],
 	])('refuses %s before sending anything', async (_case, updateFields, message) => {
 		const { ids } = await setUp();

@@ -67,7 +67,7 @@ describe('Individual > Update', () => {
 		['a malformed email', { email: 'mary.at.lyme' }, "'Email' is not a valid email address"],
 		['a partial date of birth (year and month)', { birth: '1799-05' }, "'Date of Birth' is incomplete"],
 		['a partial date of birth (year only)', { birth: '1799' }, "'Date of Birth' is incomplete"],
-		['a date of birth not in YYYY-MM-DD', { birth: '21/05/1799' }, "'Date of Birth' must be a date in the form YYYY-MM-DD"],
+		['a date of birth that is not a date', { birth: '21/05/1799' }, "'Date of Birth' is not a date"],
 		['a date of birth that does not exist', { birth: '1799-02-30' }, "'Date of Birth' is not a real date"],
 		['an email both set and cleared', { email: 'a@b.example', clearFields: ['email'] }, "'Email' is both set and cleared"],
 	])('refuses %s before sending anything', async (_case, updateFields, message) => {

@@ -1,14 +1,27 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+/* eslint-disable no-console -- development tooling: runs in Node, not in n8n; prints what it measures */
+import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
-import { runNode } from '../../../helpers';
+import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { asAiTool, runNode, TestNodeTypes } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { serviceGet } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 60 });
 
-/** A node added in the editor today: version 1.1, whose Simplify is on unless turned off. */
+/** A node saved at version 1.1, whose Simplify is on unless turned off. */
 const run = (parameters: INodeParameters, typeVersion = 1.1) =>
 	runNode({ credentials: credentials(), parameters, typeVersion });
+
+const tool = asAiTool(new ComplianceRecords());
+const toolTypes = new TestNodeTypes([tool]);
+
+/**
+ * The node as an AI agent's tool, version 2 (what a tool added today is) unless given: the call's
+ * arguments are its input item, where `$fromAI()` reads them.
+ */
+const runTool = (parameters: INodeParameters, toolCall: IDataObject = {}, typeVersion = 2) =>
+	runNode({ credentials: credentials(), parameters, typeVersion, nodeType: tool, nodeTypes: toolTypes, input: [toolCall] });
 
 const stored = async <T = IDataObject>(path: string) => (await serviceGet<{ data: T }>(sandbox(), path)).data;
 
@@ -63,7 +76,7 @@ async function fullClients(): Promise<FullClient[]> {
 	return clients;
 }
 
-describe('Simplify', () => {
+describe('Simplify in version 1.1 (saved workflows): every flat field, names instead of references', () => {
 	it('a version 1 node keeps the full output: it has no Simplify', async () => {
 		const [client] = await fullClients();
 
@@ -239,6 +252,98 @@ describe('Simplify', () => {
 		]);
 		expect(sandbox().requests()).toHaveLength(1);
 	});
+});
+
+/** What Simplify keeps of a full client from version 2 on: the ten fields most used, in that order. */
+const mostUsed = (client: FullClient) => {
+	const flat = flatClient(client);
+	return {
+		id: flat.id,
+		name: flat.name,
+		referenceNumber: flat.referenceNumber,
+		state: flat.state,
+		amlDeterminationStatus: flat.amlDeterminationStatus,
+		riskLevel: flat.riskLevel,
+		nextReviewDate: flat.nextReviewDate,
+		partner: flat.partner,
+		manager: flat.manager,
+		category: flat.category,
+	};
+};
+
+/** A full client with every optional field set, and one with none of its assignments. */
+async function completeAndSparse(): Promise<[FullClient, FullClient]> {
+	const clients = await fullClients();
+	const complete = clients.find(
+		(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
+	)!;
+	const sparse = clients.find((client) => !client.partner && !client.lastAmlDetermination)!;
+	return [complete, sparse];
+}
+
+describe('Simplify in version 2 (new nodes): at most 10 fields, the most used first', () => {
+	it('Client > Get: the ten fields a compliance team uses most, in that order; no value is null', async () => {
+		const [complete, sparse] = await completeAndSparse();
+
+		const results = [
+			await run({ resource: 'client', operation: 'get', clientId: complete.id }, 2),
+			await run({ resource: 'client', operation: 'get', clientId: sparse.id }, 2),
+		];
+
+		expect(results.map((result) => result.error)).toEqual([undefined, undefined]);
+		expect(results.map((result) => result.json)).toEqual([[mostUsed(complete)], [mostUsed(sparse)]]);
+		expect(Object.keys(results[0].json[0])).toEqual([
+			'id',
+			'name',
+			'referenceNumber',
+			'state',
+			'amlDeterminationStatus',
+			'riskLevel',
+			'nextReviewDate',
+			'partner',
+			'manager',
+			'category',
+		]);
+		expect(results[1].json[0]).toMatchObject({ partner: null, riskLevel: null });
+	});
+
+	it('Client > Get Many: the same but partner and manager, which a list item lacks', async () => {
+		const listItems = await stored<FullClient[]>('/clients?limit=50');
+		sandbox().clearRequests();
+
+		const result = await run({ resource: 'client', operation: 'getAll' }, 2);
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual(
+			listItems.map((client) => {
+				const { partner, manager, ...listed } = mostUsed(client);
+				expect([partner, manager]).toEqual([null, null]); // not in list items
+				return listed;
+			}),
+		);
+		expect(sandbox().requests()).toHaveLength(1);
+	});
+
+	it.each([
+		['Client > Get', 10, { resource: 'client', operation: 'get' }],
+		['Client > Get Many', 8, { resource: 'client', operation: 'getAll', limit: 60 }],
+		['Individual > Get', 6, { resource: 'individual', operation: 'get' }],
+		['Individual > Get Many', 6, { resource: 'individual', operation: 'getAll', limit: 60 }],
+		['Organisation > Get Many', 7, { resource: 'organisation', operation: 'getAll', limit: 60 }],
+		['Firm > Get', 9, { resource: 'firm', operation: 'get' }],
+	])('%s: %i fields, those of version 1.1 where it had 10 or fewer', async (_label, fields, parameters) => {
+		const [client] = await fullClients();
+		const [individual] = await stored<Array<{ id: string }>>('/individuals?limit=1');
+		const ids = { clientId: client.id, individualId: individual.id };
+
+		const [simplified, saved] = [await run({ ...parameters, ...ids }, 2), await run({ ...parameters, ...ids }, 1.1)];
+
+		expect([simplified.error, saved.error]).toEqual([undefined, undefined]);
+		expect(simplified.json.length).toBeGreaterThan(0);
+		for (const record of simplified.json) expect(Object.keys(record)).toHaveLength(fields);
+		if (parameters.resource !== 'client') expect(simplified.json).toEqual(saved.json);
+	});
+
 	it('makes what an AI agent reads several times smaller (the README quotes these figures)', async () => {
 		const [client] = await fullClients();
 		const measured: Array<[string, INodeParameters]> = [
@@ -250,7 +355,7 @@ describe('Simplify', () => {
 		];
 		// What n8n hands an agent or an MCP client: the output items' JSON as one array.
 		const bytes = async (parameters: INodeParameters, simplify: boolean) => {
-			const result = await run({ ...parameters, simplify });
+			const result = await run({ ...parameters, simplify }, 2);
 			expect(result.error).toBeUndefined();
 			return Buffer.byteLength(JSON.stringify(result.json));
 		};
@@ -266,5 +371,115 @@ describe('Simplify', () => {
 		const [clientList, oneClient] = rows;
 		expect(clientList[2]).toBeLessThan(clientList[1] / 2);
 		expect(oneClient[2]).toBeLessThan(oneClient[1] / 4);
+	});
+});
+
+/** The parameters n8n keeps for a node (the editor shows them), defaults filled in. */
+const shown = (description: typeof tool.description, values: INodeParameters, typeVersion: number) =>
+	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
+
+describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected Fields", () => {
+	it('the editor shows Output, Simplified by default, in place of Simplify; a tool saved at 1.1 and the node itself keep Simplify', () => {
+		const { description } = new ComplianceRecords();
+		for (const [resource, operation] of [
+			['client', 'create'],
+			['client', 'get'],
+			['client', 'getAll'],
+			['client', 'update'],
+			['individual', 'get'],
+			['individual', 'getAll'],
+			['individual', 'update'],
+			['organisation', 'getAll'],
+			['firm', 'get'],
+		]) {
+			const asTool = shown(tool.description, { resource, operation }, 2);
+			expect(asTool).toMatchObject({ output: 'simple' });
+			expect(asTool).not.toHaveProperty('simplify');
+			expect(asTool).not.toHaveProperty('fields');
+			expect(shown(tool.description, { resource, operation, output: 'fields' }, 2)).toMatchObject({ output: 'fields', fields: [] });
+			expect(shown(tool.description, { resource, operation }, 1.1)).toMatchObject({ simplify: true });
+			expect(shown(tool.description, { resource, operation }, 1.1)).not.toHaveProperty('output');
+			expect(shown(description, { resource, operation }, 2)).toMatchObject({ simplify: true });
+			expect(shown(description, { resource, operation }, 2)).not.toHaveProperty('output');
+		}
+	});
+
+	it("Selected Fields lists the fields of the operation's record, but the ID, which is always output", () => {
+		const fieldsOf = (resource: string, operation: string) => {
+			const property = tool.description.properties.find(
+				(candidate) =>
+					candidate.name === 'fields' &&
+					candidate.displayOptions?.show?.resource?.includes(resource) &&
+					candidate.displayOptions?.show?.operation?.includes(operation),
+			) as INodeProperties;
+			return (property.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+		};
+		const client = fieldsOf('client', 'get');
+		const listItem = fieldsOf('client', 'getAll');
+
+		expect(client).toEqual(expect.arrayContaining(['name', 'state', 'partner', 'manager', 'lastAmlDetermination', 'services']));
+		expect(listItem).toEqual(expect.arrayContaining(['name', 'state', 'lastAmlDetermination', 'nextReviewDate']));
+		expect(listItem).not.toEqual(expect.arrayContaining(['partner']));
+		expect(fieldsOf('firm', 'get')).toEqual(expect.arrayContaining(['staff', 'services', 'mlroStaffId']));
+		for (const fields of [client, listItem, fieldsOf('individual', 'get'), fieldsOf('organisation', 'getAll'), fieldsOf('firm', 'get')]) {
+			expect(fields).not.toContain('id');
+		}
+	});
+
+	it('Simplified: the ten most used fields of the client whose ID the model gave', async () => {
+		const [complete] = await completeAndSparse();
+
+		const result = await runTool({ resource: 'client', operation: 'get', clientId: "={{ $fromAI('clientId') }}" }, { clientId: complete.id });
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([mostUsed(complete)]);
+		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${complete.id}`]);
+	});
+
+	it('Raw: the client as the service sent it', async () => {
+		const [complete] = await completeAndSparse();
+
+		const result = await runTool({ resource: 'client', operation: 'get', clientId: complete.id, output: 'raw' });
+
+		expect(result.json).toEqual([complete]);
+	});
+
+	it('Selected Fields: the chosen fields and the ID, also with none chosen', async () => {
+		const [complete] = await completeAndSparse();
+		const get = { resource: 'client', operation: 'get', clientId: complete.id, output: 'fields' };
+
+		const chosen = await runTool({ ...get, fields: ['partner', 'nextReviewDate', 'lastAmlDetermination'] });
+		const none = await runTool({ ...get, fields: [] });
+
+		expect([chosen.error, none.error]).toEqual([undefined, undefined]);
+		expect(chosen.json).toEqual([
+			{
+				id: complete.id,
+				lastAmlDetermination: complete.lastAmlDetermination,
+				nextReviewDate: complete.nextReviewDate,
+				partner: complete.partner,
+			},
+		]);
+		expect(none.json).toEqual([{ id: complete.id }]);
+	});
+
+	it('Selected Fields by expression, as a model may choose them: names separated by commas', async () => {
+		const listItems = await stored<FullClient[]>('/clients?limit=5');
+
+		const result = await runTool(
+			{ resource: 'client', operation: 'getAll', limit: 5, output: 'fields', fields: "={{ $fromAI('fields') }}" },
+			{ fields: 'name, state' },
+		);
+
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual(listItems.map((client) => ({ id: client.id, name: client.name, state: client.state })));
+	});
+
+	it('a tool saved at version 1.1 keeps its Simplify output, every flat field', async () => {
+		const [complete] = await completeAndSparse();
+
+		const result = await runTool({ resource: 'client', operation: 'get', clientId: complete.id }, {}, 1.1);
+
+		expect(result.json).toEqual([flatClient(complete)]);
 	});
 });

@@ -1,0 +1,368 @@
+import type { LoggedRequest } from 'compliance-records-sandbox';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { connectOAuth2, credentialsFor, runNode, type CredentialStore } from '../../../../helpers';
+import { forwardingProxy, type ProxyAnswer } from '../../../../helpers/forwardingProxy';
+import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../helpers/serviceApi';
+
+// 450 clients: one listing of the firm is three pages of 200 (the last one short) all through this file.
+const { sandbox, credentials } = useSandbox({ clients: 450 });
+
+interface RunOptions {
+	input?: IDataObject[];
+	store?: CredentialStore;
+	typeVersion?: number;
+}
+
+/** Client > Create or Update for an individual, "Ada Lovelace", status EXISTING unless given. */
+const upsert = (parameters: INodeParameters, { input, store = credentials(), typeVersion }: RunOptions = {}) =>
+	runNode({
+		credentials: store,
+		typeVersion,
+		input,
+		parameters: {
+			resource: 'client',
+			operation: 'upsert',
+			status: 'EXISTING',
+			entityType: 'individual',
+			firstName: 'Ada',
+			lastName: 'Lovelace',
+			...parameters,
+		},
+	});
+
+/** The requests the node sent, in the order the service received them (the tests' own left out). */
+const sentByNode = (): LoggedRequest[] =>
+	sandbox()
+		.requests()
+		.filter((request) => request.headers[SETUP_HEADER] === undefined);
+
+/** A request in a few words: method, path, which page of a listing, and the status answered. */
+function summary({ method, path, query, status }: LoggedRequest): string {
+	const page = method !== 'GET' ? '' : query.sinceModifiedAt ? ' changed since' : query.cursor ? ' next page' : ' first page';
+	return `${method} ${path}${page} ${status}`;
+}
+
+const sent = () => sentByNode().map(summary);
+
+/** One listing of the whole firm (450 clients and the few this file adds): three pages. */
+const LISTING = ['GET /clients first page 200', 'GET /clients next page 200', 'GET /clients next page 200'];
+
+const stored = async (id: string) => (await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
+
+let nextNumber = 0;
+/** A reference number no client has (seeded ones are `HF-` and six digits). */
+const newReference = () => `UPSERT-${++nextNumber}`;
+
+/**
+ * Seeded clients holding a reference number, each used by one test only (tests change them);
+ * `from` picks a position in the list (creation order), hence a page of the listing.
+ */
+const taken = new Set<string>();
+async function clientsWithReference(count: number, from = 0): Promise<Array<{ id: string; referenceNumber: string; name: string }>> {
+	const clients = (await listAll(sandbox())).slice(from).filter((client) => client.referenceNumber && !taken.has(client.id as string));
+	const chosen = clients.slice(0, count).map((client) => ({
+		id: client.id as string,
+		referenceNumber: client.referenceNumber as string,
+		name: client.name as string,
+	}));
+	chosen.forEach((client) => taken.add(client.id));
+	sandbox().clearRequests();
+	return chosen;
+}
+
+/** What the firm's users do in the service while the node runs. */
+const setReference = (id: string, referenceNumber: string | null) =>
+	serviceCall(sandbox(), 'PATCH', `/clients/${id}`, { referenceNumber });
+
+/** A proxy in front of the sandbox that runs `before` ahead of forwarding each request of the node. */
+async function withProxy(before: (method: string, url: URL) => Promise<ProxyAnswer | void>) {
+	const proxy = await forwardingProxy(sandbox().baseUrl, { before: async ({ method, url }) => await before(method, url) });
+	const apiPath = new URL(sandbox().baseUrl).pathname.replace(/\/$/, '');
+	return { store: credentialsFor({ ...sandbox(), baseUrl: `${proxy.origin}${apiPath}` }), close: proxy.close };
+}
+
+describe('Client > Create or Update', () => {
+	it('creates the client when no client has the reference number: one request', async () => {
+		const referenceNumber = newReference();
+
+		const run = await upsert({ referenceNumber, individualFields: { email: 'ada@example.com' } });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 201']);
+		expectReceived(sentByNode()[0], {
+			method: 'POST',
+			path: '/clients',
+			bearer: sandbox().apiKey,
+			body: {
+				status: 'EXISTING',
+				referenceNumber,
+				entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+			},
+		});
+		expect(run.json).toEqual([await stored(run.json[0].id as string)]);
+		expect(run.json[0]).toMatchObject({ referenceNumber, name: 'Ada Lovelace', state: 'EXISTING' });
+	});
+
+	it("updates the client that has the reference number: its status and the fields given, never its entity", async () => {
+		const [client] = await clientsWithReference(1);
+
+		const run = await upsert({
+			referenceNumber: client.referenceNumber,
+			status: 'PROSPECT',
+			individualFields: { email: 'ada@example.com' },
+			additionalFields: { nextReviewDate: '2027-05-31' },
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+		expectReceived(sentByNode().at(-1), {
+			method: 'PATCH',
+			path: `/clients/${client.id}`,
+			bearer: sandbox().apiKey,
+			body: { status: 'PROSPECT', referenceNumber: client.referenceNumber, nextReviewDate: '2027-05-31' },
+		});
+		expect(sentByNode()[1].query).toEqual({ limit: '200' });
+		expect(run.json).toEqual([await stored(client.id)]);
+		// The entity fields made the new client that was refused; the existing one keeps its own.
+		expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: 'PROSPECT', nextReviewDate: '2027-05-31' });
+	});
+
+	it('a batch of new and existing reference numbers lists the firm once for the whole batch', async () => {
+		const existing = await clientsWithReference(3);
+		const fresh = [newReference(), newReference(), newReference()];
+		const references = [fresh[0], existing[0], existing[1], fresh[1], existing[2], fresh[2]].map((entry) =>
+			typeof entry === 'string' ? entry : entry.referenceNumber,
+		);
+
+		const run = await upsert(
+			{ referenceNumber: '={{ $json.reference }}', lastName: '={{ $json.lastName }}' },
+			{ input: references.map((reference, index) => ({ reference, lastName: `Batch ${index}` })) },
+		);
+
+		expect(run.error).toBeUndefined();
+		expect(run.json.map((client) => client.referenceNumber)).toEqual(references);
+		expect(run.json.map((client) => client.name)).toEqual([
+			'Ada Batch 0',
+			existing[0].name,
+			existing[1].name,
+			'Ada Batch 3',
+			existing[2].name,
+			'Ada Batch 5',
+		]);
+		const received = sent();
+		expect(received.filter((request) => request.startsWith('POST')).sort()).toEqual([
+			...Array(3).fill('POST /clients 201'),
+			...Array(3).fill('POST /clients 409'),
+		]);
+		expect(received.filter((request) => request.startsWith('GET'))).toEqual(LISTING);
+		expect(received.filter((request) => request.startsWith('PATCH')).sort()).toEqual(
+			existing.map((client) => `PATCH /clients/${client.id} 200`).sort(),
+		);
+		expect(received).toHaveLength(12);
+	});
+
+	it('two items with the same new reference number: the first creates the client, the second updates it', async () => {
+		const referenceNumber = newReference();
+
+		const run = await upsert(
+			{ referenceNumber, status: '={{ $json.status }}' },
+			{ input: [{ status: 'PROSPECT' }, { status: 'EXISTING' }] },
+		);
+
+		expect(run.error).toBeUndefined();
+		expect(run.json[1].id).toBe(run.json[0].id);
+		expect(run.json[1]).toMatchObject({ referenceNumber, state: 'EXISTING' });
+		expect(sent()).toEqual(['POST /clients 201', 'POST /clients 409', ...LISTING, `PATCH /clients/${run.json[0].id} 200`]);
+	});
+
+	it("outputs Simplify's record in the version new nodes get (2), updated or created", async () => {
+		const [client] = await clientsWithReference(1);
+		const referenceNumber = newReference();
+
+		const run = await upsert(
+			{ referenceNumber: '={{ $json.reference }}', simplify: true },
+			{ typeVersion: 2, input: [{ reference: client.referenceNumber }, { reference: referenceNumber }] },
+		);
+
+		expect(run.error).toBeUndefined();
+		expect(run.json).toEqual([
+			expect.objectContaining({ id: client.id, name: client.name, state: 'EXISTING', referenceNumber: client.referenceNumber }),
+			expect.objectContaining({ name: 'Ada Lovelace', state: 'EXISTING', referenceNumber }),
+		]);
+		for (const output of run.json) expect(Object.keys(output).length).toBeLessThanOrEqual(10);
+	});
+
+	it('a number that moved to another client after the listing read it: updates the client that has it now', async () => {
+		const [previous, current] = await clientsWithReference(2);
+		const referenceNumber = previous.referenceNumber;
+		let moved = false;
+		const proxy = await withProxy(async (method) => {
+			if (method === 'PATCH' && !moved) {
+				moved = true;
+				await setReference(previous.id, newReference());
+				await setReference(current.id, referenceNumber);
+			}
+		});
+		try {
+			const run = await upsert({ referenceNumber, additionalFields: { nextReviewDate: '2027-08-31' } }, { store: proxy.store });
+
+			expect(run.error).toBeUndefined();
+			expect(sent()).toEqual([
+				'POST /clients 409',
+				...LISTING,
+				`PATCH /clients/${previous.id} 409`,
+				'GET /clients changed since 200',
+				`PATCH /clients/${current.id} 200`,
+			]);
+			expect(run.json[0]).toMatchObject({ id: current.id, referenceNumber, nextReviewDate: '2027-08-31' });
+			expect((await stored(previous.id)).nextReviewDate).not.toBe('2027-08-31');
+			// Only what changed since the listing was listed again: the two clients the firm changed.
+			const changedSince = sentByNode().find((request) => request.query.sinceModifiedAt)!;
+			const { data } = await serviceGet<{ data: IDataObject[] }>(sandbox(), `/clients?sinceModifiedAt=${encodeURIComponent(changedSince.query.sinceModifiedAt as string)}&limit=200`);
+			expect(data.map((client) => client.id)).toEqual(expect.arrayContaining([previous.id, current.id]));
+			expect(data.length).toBeLessThan(20);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('a number given to a client the listing had already read: found by listing what changed since', async () => {
+		const [early] = await clientsWithReference(1, 0);
+		const [late] = await clientsWithReference(1, 250);
+		const referenceNumber = late.referenceNumber;
+		let pagesAfterFirst = 0;
+		const proxy = await withProxy(async (method, url) => {
+			// Between the listing's first page (which has `early`) and the page that has `late`.
+			if (method === 'GET' && url.searchParams.has('cursor') && ++pagesAfterFirst === 1) {
+				await setReference(late.id, null);
+				await setReference(early.id, referenceNumber);
+			}
+		});
+		try {
+			const run = await upsert({ referenceNumber, status: 'PROSPECT' }, { store: proxy.store });
+
+			expect(run.error).toBeUndefined();
+			expect(sent()).toEqual([
+				'POST /clients 409',
+				...LISTING,
+				'GET /clients changed since 200',
+				`PATCH /clients/${early.id} 200`,
+			]);
+			expect(run.json[0]).toMatchObject({ id: early.id, referenceNumber, state: 'PROSPECT' });
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('a number that keeps changing hands while the node runs: no client is updated, and the user is told', async () => {
+		const [first, second, third] = await clientsWithReference(3);
+		const referenceNumber = first.referenceNumber;
+		const holders = [first, second, third];
+		let patches = 0;
+		const proxy = await withProxy(async (method) => {
+			// Before each of the node's updates, the number moves on to the next client.
+			if (method === 'PATCH' && patches < 2) {
+				const [from, to] = [holders[patches], holders[patches + 1]];
+				patches++;
+				await setReference(from.id, newReference());
+				await setReference(to.id, referenceNumber);
+			}
+		});
+		const before = await Promise.all(holders.map((client) => stored(client.id)));
+		try {
+			const run = await upsert({ referenceNumber, status: 'PROSPECT', additionalFields: { nextReviewDate: '2027-09-30' } }, { store: proxy.store });
+
+			expect(run.error?.message).toBe(
+				`'Reference Number' "${referenceNumber}" changed hands while the node ran, so no client was updated [item 0]`,
+			);
+			expect(sent()).toEqual([
+				'POST /clients 409',
+				...LISTING,
+				`PATCH /clients/${first.id} 409`,
+				'GET /clients changed since 200',
+				`PATCH /clients/${second.id} 409`,
+			]);
+			const after = await Promise.all(holders.map((client) => stored(client.id)));
+			after.forEach((client, index) => {
+				expect(client.state).toBe(before[index].state);
+				expect(client.nextReviewDate).toBe(before[index].nextReviewDate);
+			});
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('works the same with OAuth2, where n8n throws the conflict instead of answering it', async () => {
+		const [client] = await clientsWithReference(1);
+		const store = credentials();
+		await connectOAuth2(store);
+		const token = (store.stored('complianceRecordsOAuth2Api').oauthTokenData as IDataObject).access_token as string;
+		sandbox().clearRequests();
+
+		const run = await upsert({ referenceNumber: client.referenceNumber, authentication: 'oAuth2', status: 'PROSPECT' }, { store });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+		expectReceived(sentByNode().at(-1), {
+			method: 'PATCH',
+			path: `/clients/${client.id}`,
+			bearer: token,
+			body: { status: 'PROSPECT', referenceNumber: client.referenceNumber },
+		});
+		expect(run.json[0]).toMatchObject({ id: client.id, state: 'PROSPECT' });
+	});
+
+	it("a refused create shows the service's words, and nothing else is sent", async () => {
+		const run = await upsert({ referenceNumber: newReference(), entityType: 'import_uk_company', companyNumber: '99999999' });
+
+		expect(run.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+		expect(sent()).toEqual(['POST /clients 400']);
+	});
+
+	it('a failure while listing the firm is explained once', async () => {
+		const [client] = await clientsWithReference(1);
+		const proxy = await withProxy(async (method, url) => {
+			const listingGoesOn = method === 'GET' && url.searchParams.has('cursor');
+			return listingGoesOn ? { status: 503, body: { message: 'Down for maintenance' } } : undefined;
+		});
+		try {
+			const run = await upsert({ referenceNumber: client.referenceNumber }, { store: proxy.store });
+
+			expect(run.error?.message).toBe('The service could not complete the request (HTTP 503): Down for maintenance [item 0]');
+			expect(sent()).toEqual(['POST /clients 409', 'GET /clients first page 200']);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it("with Continue On Fail, each item's failure is its own, and the other items go on", async () => {
+		const [client] = await clientsWithReference(1);
+
+		const run = await runNode({
+			credentials: credentials(),
+			continueOnFail: true,
+			input: [{ companyNumber: '12345678' }, { companyNumber: '99999999' }],
+			parameters: {
+				resource: 'client',
+				operation: 'upsert',
+				referenceNumber: `={{ $itemIndex === 0 ? "${client.referenceNumber}" : "${newReference()}" }}`,
+				status: 'EXISTING',
+				entityType: 'import_uk_company',
+				companyNumber: '={{ $json.companyNumber }}',
+			},
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: 'EXISTING' });
+		expect(run.json[1].error).toMatch(/^The service refused the request: .+ \[item 1\]$/);
+	});
+
+	it('refuses a blank reference number before sending anything', async () => {
+		const run = await upsert({ referenceNumber: '={{ "  " }}' });
+
+		expect(run.error?.message).toBe("'Reference Number' is empty [item 0]");
+		expect(sentByNode()).toEqual([]);
+	});
+});
