@@ -190,22 +190,21 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(due.length).toBeGreaterThan(0);
 		expect(clients.map((found) => found.id)).toEqual(due.map((listed) => listed.id));
+		// Version 2's Simplified output: at most 10 fields, the 8 a list item has.
 		expect(Object.keys(clients[0])).toEqual([
 			'id',
 			'name',
-			'category',
+			'referenceNumber',
 			'state',
 			'amlDeterminationStatus',
 			'riskLevel',
 			'nextReviewDate',
-			'referenceNumber',
-			'lastModifiedAt',
+			'category',
 		]);
 		expect(clients[0]).toMatchObject({
 			id: due[0].id,
 			name: due[0].name,
 			nextReviewDate: due[0].nextReviewDate,
-			lastModifiedAt: due[0].lastModifiedAt,
 		});
 	});
 
@@ -217,6 +216,13 @@ describe('the AI assistant example, through a real MCP client', () => {
 		const found = await answer<FlatClient>('Clients_changed_since', { since, limit: 5 });
 
 		expect(found.map((one) => one.id)).toEqual(changed.slice(0, 5).map((listed) => listed.id));
+		// Output: Selected Fields, with when each client last changed.
+		expect(found.map((one) => one.lastModifiedAt)).toEqual(changed.slice(0, 5).map((listed) => listed.lastModifiedAt));
+		expect(Object.keys(found[0]).sort()).toEqual(
+			['amlDeterminationStatus', 'category', 'id', 'lastModifiedAt', 'name', 'nextReviewDate', 'referenceNumber', 'state'].filter(
+				(field) => field in (changed[0] as unknown as Record<string, unknown>),
+			),
+		);
 	});
 
 	test('Create_individual_client, Get_client, Update_review_date_or_partner: a prospect with its partner by name', async () => {
