@@ -68,7 +68,7 @@ describe('the editor', () => {
 			'On client created or modified',
 			'On AML determination completed',
 			'On review due',
-			'Actions (9)',
+			'Actions (10)',
 			'Create a client for a person or company',
 			'Get many clients by review or change date',
 			"Update an individual's name, email or address",
@@ -78,7 +78,7 @@ describe('the editor', () => {
 			await expect(panel.getByText(item, { exact: true }).isVisible()).resolves.toBe(true);
 		}
 		const icons = await iconsIn('[data-test-id=node-creator]');
-		expect(icons.length).toBeGreaterThanOrEqual(12); // the app, 3 triggers, 9 actions
+		expect(icons.length).toBeGreaterThanOrEqual(13); // the app, 3 triggers, 10 actions
 		expect(icons.filter((icon) => !icon.loaded)).toEqual([]);
 		expect(icons.every((icon) => icon.src.includes('/icons/CUSTOM/'))).toBe(true);
 		await screenshot(page, '03-node-panel-actions');
@@ -95,7 +95,7 @@ describe('the editor', () => {
 		await expect(openOptions()).resolves.toEqual(['Client', 'Firm', 'Individual', 'Organisation', 'Custom API Call']);
 		await page.keyboard.press('Escape');
 		await page.getByTestId('parameter-input-operation').click();
-		await expect(openOptions()).resolves.toEqual(['Create', 'Get', 'Get Many', 'Update', 'Custom API Call']);
+		await expect(openOptions()).resolves.toEqual(['Create', 'Create or Update', 'Get', 'Get Many', 'Update', 'Custom API Call']);
 		await page.keyboard.press('Escape');
 		await screenshot(page, '04-create-client');
 	});
@@ -206,7 +206,7 @@ describe('the Client picker of a Get client node (version 2)', () => {
 			JSON.stringify(await shownNames()) === JSON.stringify(expected) ? true : undefined,
 		{ timeoutMs: 15_000, intervalMs: 250 });
 
-	test('picks a client From List, narrows the list by a search, takes a pasted URL, and runs (docs/client-picker.png)', async () => {
+	test('picks a client From list, narrows the list by a search, takes a pasted URL, and runs (docs/client-picker.png)', async () => {
 		const { demo, n8nUrl } = e2e();
 		const rest = await signedIn();
 		const workflow = await rest.request<{ id: string }>('POST', '/workflows', {
