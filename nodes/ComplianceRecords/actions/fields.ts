@@ -67,7 +67,7 @@ export function recordFields(record: RecordParameter, idDescription: string): IN
 			type: 'resourceLocator',
 			required: true,
 			default: { mode: 'list', value: '' },
-			description: `From List: the firm's ${record.collection} by name; a search reads ${PAGES_PER_CALL * MAX_PAGE_SIZE} at a time (scroll down for more). By URL: the address of the ${record.label.toLowerCase()}'s page, or its API URL. By ID: its ID.`,
+			description: `From list: the firm's ${record.collection} by name; a search reads ${PAGES_PER_CALL * MAX_PAGE_SIZE} at a time (scroll down for more). By URL: the address of the ${record.label.toLowerCase()}'s page, or its API URL. By ID: its ID.`,
 			displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } },
 			modes: [
 				{
