@@ -14,7 +14,7 @@ import { triggerProperties } from './trigger/description';
 import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './trigger/events/changes';
 import { pollReviewDue } from './trigger/events/reviewDue';
 import { latestEvents } from './trigger/manual';
-import { calendarDate, isInWindow, reviewWindow } from './trigger/reviewWindow';
+import { calendarDate, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './trigger/reviewWindow';
 import {
 	activationCopyKey,
 	commitState,
@@ -33,7 +33,7 @@ const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> 
 const NOTHING_YET: Record<TriggerEvent, string> = {
 	clientModified: 'The firm has no client yet',
 	amlDeterminationCompleted: 'No client of the firm has a completed AML determination yet',
-	reviewDue: 'No client has a next review date inside the window',
+	reviewDue: `No client has a next review date within '${REVIEW_DUE_WITHIN}'`,
 };
 
 export class ComplianceRecordsTrigger implements INodeType {
@@ -61,7 +61,9 @@ export class ComplianceRecordsTrigger implements INodeType {
 		const reviewDays = event === 'reviewDue' ? (this.getNodeParameter('days') as number) : undefined;
 		const { fetchFullClient: fetchFull = false } = this.getNodeParameter('options', {}) as IDataObject;
 		if (reviewDays !== undefined && !(Number.isInteger(reviewDays) && reviewDays >= 0)) {
-			throw new NodeOperationError(this.getNode(), `Days Ahead must be a whole number of days, 0 or more, not ${reviewDays}`);
+			throw new NodeOperationError(this.getNode(), `'${REVIEW_DUE_WITHIN}' must be a whole number of days, 0 or more (got ${reviewDays})`, {
+				description: '0 finds reviews due today; 30 those due in the next 30 days.',
+			});
 		}
 
 		// Output is shown in every version; the fallback is what version 1 emitted.
@@ -74,7 +76,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 			const sample = await latestEvents.call(this, budget, sampleEventTime(this, event, reviewDays ?? 0));
 			if (sample.length === 0) {
 				throw new NodeOperationError(this.getNode(), NOTHING_YET[event], {
-					description: 'Make such a change in the service (or the sandbox), then fetch a test event again.',
+					description: 'Make such a change in the service, then fetch a test event again.',
 				});
 			}
 			const shown: Client[] = [];

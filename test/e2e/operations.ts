@@ -75,6 +75,30 @@ const stepsFor = (reference: string, startedAt: string): Array<{ name: string; a
 		},
 	},
 	{
+		name: 'Create or update existing',
+		after: 'Update individual',
+		parameters: {
+			operation: 'upsert',
+			referenceNumber: `${reference}-B`,
+			status: 'PROSPECT',
+			entityType: 'individual',
+			firstName: 'Not',
+			lastName: 'Used',
+			additionalFields: { nextReviewDate: '2028-01-31' },
+		},
+	},
+	{
+		name: 'Create or update new',
+		parameters: {
+			operation: 'upsert',
+			referenceNumber: `${reference}-N`,
+			status: 'EXISTING',
+			entityType: 'organisation',
+			organisationName: 'Canal Boats Ltd',
+			organisationType: 'COMPANY',
+		},
+	},
+	{
 		name: 'Create sole trader',
 		parameters: {
 			operation: 'create',
@@ -203,6 +227,22 @@ export function describeEveryOperation(target: OperationsTarget): void {
 		expect(only('Update individual')).toMatchObject({ id: individual.id, middleName: 'King', email: 'countess@example.com', lastName: 'Lovelace' });
 	});
 
+	test('Client → Create or Update: the client holding the reference number updated (its entity kept), a new number created', () => {
+		expect(only('Create or update existing')).toMatchObject({
+			id: only('Create individual').id,
+			state: 'PROSPECT',
+			referenceNumber: `${reference}-B`,
+			nextReviewDate: '2028-01-31',
+			entity: { firstName: 'Ada', lastName: 'Lovelace' },
+		});
+		expect(only('Create or update new')).toMatchObject({
+			name: 'Canal Boats Ltd',
+			state: 'EXISTING',
+			referenceNumber: `${reference}-N`,
+			entity: { object: 'organisation', organisationType: 'COMPANY' },
+		});
+	});
+
 	test('Client → Create: sole trader, UK company from the registry, organisation', () => {
 		expect(only('Create sole trader')).toMatchObject({
 			category: 'SOLE_TRADER',
@@ -234,7 +274,7 @@ export function describeEveryOperation(target: OperationsTarget): void {
 
 	test('Client → Get Many modified since a time: the clients this run created or changed', () => {
 		const ids = nodeOutput(run, 'Get clients modified since').map((client) => client.id);
-		for (const created of ['Create individual', 'Create sole trader', 'Import UK company', 'Create organisation']) {
+		for (const created of ['Create individual', 'Create sole trader', 'Import UK company', 'Create organisation', 'Create or update new']) {
 			expect(ids).toContain(only(created).id);
 		}
 	});

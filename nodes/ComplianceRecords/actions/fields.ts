@@ -145,7 +145,7 @@ export function addressField(displayName: string, name: string, bodyPath: string
 
 function emailField(bodyPath: string): INodeProperties {
 	return textField('Email', 'email', bodyPath, {
-		placeholder: 'name@email.com',
+		placeholder: 'e.g. nathan@example.com',
 		routing: { send: { ...toBody(bodyPath).send, preSend: [emailInBody(bodyPath, 'Email')] } },
 	});
 }
@@ -295,7 +295,7 @@ export function updateFieldsCollection(fields: INodeProperties[], clearable: Cle
 				type: 'multiOptions',
 				options: clearable,
 				default: [],
-				description: 'Fields to empty on the service (sent as null). A field cannot be both set and cleared.',
+				description: 'Fields to empty in the service. A field cannot be both set and emptied.',
 			},
 		]),
 		routing: {

@@ -72,7 +72,7 @@ export class PollBudget {
 					`The service did not answer within this poll's time budget (${Math.round(this.budgetMs / 1000)} s)`,
 					{
 						description:
-							'Nothing was emitted and the trigger did not move on: the next poll starts again from the same point. If the service is slow, check its status.',
+							'No workflow was started for these changes and the trigger keeps its place: the next poll starts again from the same point. If the service is slow, check its status.',
 					},
 				);
 			},
@@ -91,23 +91,23 @@ export class PollBudget {
 function unreadable(context: IPollFunctions, problem: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `The service returned data the trigger cannot read: ${problem}`, {
 		description:
-			'Nothing was emitted and the trigger did not move on: the next poll reads the same changes again.',
+			'No workflow was started for these changes and the trigger keeps its place: the next poll reads the same changes again.',
 	});
 }
 
 /** The epoch ms of a service date-time, or an error naming the field. */
 export function timestampOf(context: IPollFunctions, value: unknown, field: string): number {
 	const time = typeof value === 'string' ? Date.parse(value) : NaN;
-	if (Number.isNaN(time)) throw unreadable(context, `${field} is ${JSON.stringify(value)}, not a date-time`);
+	if (Number.isNaN(time)) throw unreadable(context, `${field} is ${JSON.stringify(value)}, not a date and time`);
 	return time;
 }
 
 function checkedClient(context: IPollFunctions, item: unknown): Client {
 	const client = item as Client;
 	if (typeof client !== 'object' || client === null || typeof client.id !== 'string' || !client.id) {
-		throw unreadable(context, 'a client has no id');
+		throw unreadable(context, 'a client has no ID');
 	}
-	timestampOf(context, client.lastModifiedAt, `lastModifiedAt of client ${client.id}`);
+	timestampOf(context, client.lastModifiedAt, `the last change time of client ${client.id}`);
 	return client;
 }
 
@@ -144,7 +144,7 @@ function clientPages(context: IPollFunctions, budget: PollBudget, since: number 
 				timeoutMs: budget.requestTimeout(),
 			}),
 		);
-		if (!Array.isArray(body?.data)) throw unreadable(context, 'a list page has no data array');
+		if (!Array.isArray(body?.data)) throw unreadable(context, 'a page of the client list holds no list');
 		const receivedAt = budget.elapsed();
 		last = {
 			lateness: receivedAt - firstRequestAt,

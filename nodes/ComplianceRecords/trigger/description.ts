@@ -1,49 +1,50 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { authenticationProperty } from '../authentication';
+import { REVIEW_DUE_WITHIN } from './reviewWindow';
 import { outputParameter, selectedFieldsParameter } from '../output';
 
 /** The trigger's parameters (n8n adds Poll Times itself to a polling node). */
 export const triggerProperties: INodeProperties[] = [
 	authenticationProperty,
 	{
-		displayName: 'Event',
+		displayName: 'Trigger On',
 		name: 'event',
 		type: 'options',
 		noDataExpression: true,
 		options: [
 			{
-				name: 'Client Created or Modified',
-				value: 'clientModified',
-				action: 'On client created or modified',
-				description:
-					'A client was created, or its record, entity or AML determination changed. Each change is emitted once, in the client’s latest state; changes made before the workflow was activated are not.',
-			},
-			{
 				name: 'AML Determination Completed',
 				value: 'amlDeterminationCompleted',
 				action: 'On AML determination completed',
 				description:
-					'A client’s AML determination was completed (lastAmlDetermination.completedAt moved). Each determination is emitted once, with its risk level in lastAmlDetermination.riskLevel.',
+					"A client's AML determination was completed. Each determination starts the workflow once, with its risk level.",
+			},
+			{
+				name: 'Client Created or Modified',
+				value: 'clientModified',
+				action: 'On client created or modified',
+				description:
+					"A client was created, or it, its person or organisation, or its AML determination changed. Each change starts the workflow once, with the client as it is now; changes made before the workflow was activated do not.",
 			},
 			{
 				name: 'Review Due',
 				value: 'reviewDue',
 				action: 'On review due',
 				description:
-					'A client’s next review date comes within the set number of days. Emitted once when the date enters the window, and again only if the date changes. The first poll of each day checks the whole firm; other polls check only modified clients.',
+					"A client's next review date comes within the set number of days: once when the date comes within them, and again only if the date changes",
 			},
 		],
 		default: 'clientModified',
 	},
 	{
-		displayName: 'Days Ahead',
+		displayName: REVIEW_DUE_WITHIN,
 		name: 'days',
 		type: 'number',
 		typeOptions: { minValue: 0, numberPrecision: 0 },
 		default: 30,
 		description:
-			'Emit a client when its next review date is between today and this many days from today (both included), in the workflow’s time zone. Dates already past are not emitted. Clients already inside the window when the workflow is activated are not emitted; a client changed to a date inside the window is. Changing this value starts over as on activation.',
+			"Start the workflow for a client when its next review date is from today to this many days ahead, today in the workflow's time zone. Dates already past, and clients already due when the workflow is activated, do not start it; a client given a date within the days does. Changing this value starts over as on activation.",
 		displayOptions: { show: { event: ['reviewDue'] } },
 	},
 	// Version 1 emitted the service's records: its workflows keep them unless they choose otherwise.
@@ -67,7 +68,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to output the full client (partner, manager, business unit, services, entity) instead of the list item. Costs one extra request per emitted client.',
+					"Whether to output each client in full (partner, manager, business unit, services, person or organisation) rather than as the client list shows it. Costs one request more per client.",
 			},
 		],
 	},

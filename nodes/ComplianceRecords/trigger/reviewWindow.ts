@@ -7,6 +7,9 @@ import { clientKey, decodeKeyGroups, encodeKeyGroups } from './cursor';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** The window's name in both nodes (Get Many's filter, the trigger's Review Due). */
+export const REVIEW_DUE_WITHIN = 'Review Due Within (Days)';
+
 /** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
 export function calendarDate(epochMs: number, timeZone: string): string {
 	const parts = new Intl.DateTimeFormat('en-CA', {

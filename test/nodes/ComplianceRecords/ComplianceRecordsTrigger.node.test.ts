@@ -31,15 +31,15 @@ describe('the node', () => {
 		expect(Number(codex.nodeVersion)).toBe(Math.max(...[description.version].flat()));
 	});
 
-	it('is a polling trigger with the contract’s name, authentication and events', () => {
+	it('is a polling trigger with the contract’s name, authentication and events ("Trigger On", sorted)', () => {
 		expect(description).toMatchObject({ name: 'complianceRecordsTrigger', polling: true, inputs: [] });
 		const parameter = (name: string) => description.properties.find((property) => property.name === name);
 		expect(parameter('authentication')).toMatchObject({ default: 'apiKey' });
-		expect(parameter('event')?.default).toBe('clientModified');
-		expect(parameter('event')?.options?.map((option) => ('value' in option ? option.value : undefined))).toEqual([
-			'clientModified',
-			'amlDeterminationCompleted',
-			'reviewDue',
+		expect(parameter('event')).toMatchObject({ displayName: 'Trigger On', default: 'clientModified' });
+		expect(parameter('event')?.options?.map((option) => [option.name, 'value' in option ? option.value : undefined])).toEqual([
+			['AML Determination Completed', 'amlDeterminationCompleted'],
+			['Client Created or Modified', 'clientModified'],
+			['Review Due', 'reviewDue'],
 		]);
 		expect(parameter('days')).toMatchObject({ default: 30, displayOptions: { show: { event: ['reviewDue'] } } });
 		expect(description.credentials?.map((credential) => credential.name)).toEqual([
@@ -48,12 +48,12 @@ describe('the node', () => {
 		]);
 	});
 
-	it('refuses a Days Ahead that is not a whole number of days, before any request', async () => {
+	it("refuses a 'Review Due Within (Days)' that is not a whole number of days, before any request", async () => {
 		const poller = createTriggerPoller({
 			parameters: { event: 'reviewDue', days: -1 },
 			credentials: busy.credentials(),
 		});
-		await expect(poller.poll()).rejects.toThrow('Days Ahead must be a whole number of days, 0 or more, not -1');
+		await expect(poller.poll()).rejects.toThrow("'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)");
 		expect(triggerRequests(busy.sandbox())).toEqual([]);
 	});
 });

@@ -77,7 +77,7 @@ export const newClientFields = ({ statusDescription, entityHint }: NewClientFiel
 	...updateDisplayOptions(forEntity('sole_trader'), personNames('entity.individual.')),
 	textField('Company Number', 'companyNumber', 'entity.companyNumber', {
 		required: true,
-		placeholder: '01234567',
+		placeholder: 'e.g. 01234567',
 		description: "The company's number at the national company registry; the service fills in the rest",
 		displayOptions: forEntity('import_uk_company'),
 	}),

@@ -8,8 +8,8 @@ export const firmDescription: INodeProperties[] = [
 		{
 			name: 'Get',
 			value: 'get',
-			action: "Get the firm's staff and services",
-			description: "Get the credential's firm: services, business units, staff and MLRO",
+			action: 'Get firm',
+			description: "Retrieve the credential's firm: its services, business units, staff and MLRO",
 			routing: get.routing,
 		},
 	]),

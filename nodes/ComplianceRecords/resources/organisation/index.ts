@@ -8,8 +8,8 @@ export const organisationDescription: INodeProperties[] = [
 		{
 			name: 'Get Many',
 			value: 'getAll',
-			action: 'Get many organisations (companies, trusts)',
-			description: 'List organisations',
+			action: 'Get many organisations',
+			description: 'Retrieve a list of organisations: companies, non-profits, trusts and others',
 			routing: getAll.routing,
 		},
 	]),

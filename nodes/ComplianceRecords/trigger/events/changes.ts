@@ -31,12 +31,12 @@ export const FIRST_POLL_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 export type EventTime = (context: IPollFunctions, client: Client) => number | undefined;
 
 export const modifiedAt: EventTime = (context, client) =>
-	timestampOf(context, client.lastModifiedAt, `lastModifiedAt of client ${client.id}`);
+	timestampOf(context, client.lastModifiedAt, `the last change time of client ${client.id}`);
 
 export const determinationCompletedAt: EventTime = (context, client) => {
 	const determination = client.lastAmlDetermination as IDataObject | undefined | null;
 	if (!determination) return undefined;
-	return timestampOf(context, determination.completedAt, `lastAmlDetermination.completedAt of client ${client.id}`);
+	return timestampOf(context, determination.completedAt, `the AML determination completion time of client ${client.id}`);
 };
 
 /** A listing of the stream in progress (see cursor.ts for what `seen` keeps, and why). */

@@ -116,6 +116,19 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		expect(run.json).toEqual(due);
 	});
 
+	it('with Include Overdue alone keeps only the reviews already past', async () => {
+		const overdue = (await everyClient())[11];
+		await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-1) });
+		const clients = await everyClient();
+
+		const run = await getMany({ returnAll: true, filters: { includeOverdue: true } });
+
+		expect(run.error).toBeUndefined();
+		const past = clients.filter((client) => client.nextReviewDate !== undefined && reviewDate(client) < dateIn(0));
+		expect(past.map((client) => client.id)).toContain(overdue.id);
+		expect(run.json).toEqual(past);
+	});
+
 	it('stops reading pages once Limit clients are due, and asks for full pages meanwhile', async () => {
 		const clients = await everyClient();
 		const due = clients.filter((client) => reviewDate(client) >= dateIn(0) && reviewDate(client) <= dateIn(60));
@@ -144,9 +157,8 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 	});
 
 	it.each([
-		['a negative number of days', { reviewDueWithinDays: -1 }, 'Review Due Within (Days) must be a whole number of days, 0 or more (got -1)'],
-		['a fraction of a day', { reviewDueWithinDays: 1.5 }, 'Review Due Within (Days) must be a whole number of days, 0 or more (got 1.5)'],
-		['Include Overdue alone', { includeOverdue: true }, 'Include Overdue needs Review Due Within (Days)'],
+		['a negative number of days', { reviewDueWithinDays: -1 }, "'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)"],
+		['a fraction of a day', { reviewDueWithinDays: 1.5 }, "'Review Due Within (Days)' must be a whole number of days, 0 or more (got 1.5)"],
 	])('refuses %s before any request', async (_case, filters, message) => {
 		const run = await getMany({ filters });
 

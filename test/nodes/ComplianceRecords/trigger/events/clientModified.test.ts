@@ -177,8 +177,8 @@ describe('exactly once', () => {
 	});
 
 	it.each([
-		['without a data list', { meta: { total: 1 } }, /cannot read: a list page has no data array/],
-		['with a client without lastModifiedAt', { data: [{ id: 'x' }], meta: { total: 1 } }, /lastModifiedAt of client x is undefined/],
+		['without a data list', { meta: { total: 1 } }, /cannot read: a page of the client list holds no list/],
+		['with a client without lastModifiedAt', { data: [{ id: 'x' }], meta: { total: 1 } }, /the last change time of client x is undefined/],
 	])('3. a poll given a page %s emits nothing and moves nothing', async (_, body, message) => {
 		const proxy = await pageHookProxy(sandbox());
 		try {
