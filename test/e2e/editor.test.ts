@@ -69,11 +69,11 @@ describe('the editor', () => {
 			'On AML determination completed',
 			'On review due',
 			'Actions (10)',
-			'Create a client for a person or company',
-			'Get many clients by review or change date',
-			"Update an individual's name, email or address",
-			'Get many organisations (companies, trusts)',
-			"Get the firm's staff and services",
+			'Create client',
+			'Get many clients',
+			'Update individual',
+			'Get many organisations',
+			'Get firm',
 		]) {
 			await expect(panel.getByText(item, { exact: true }).isVisible()).resolves.toBe(true);
 		}
@@ -85,7 +85,7 @@ describe('the editor', () => {
 	});
 
 	test("the action node's resources and operations render", async () => {
-		await page.getByText('Create a client for a person or company', { exact: true }).click();
+		await page.getByText('Create client', { exact: true }).click();
 		await page.getByTestId('ndv').waitFor();
 		await page.getByTestId('node-credentials-select').click();
 		await page.getByRole('option').filter({ hasText: API_KEY_CREDENTIAL }).click();
