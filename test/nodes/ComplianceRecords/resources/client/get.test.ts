@@ -95,8 +95,9 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 		expect(run.json).toEqual([expect.objectContaining({ id: ids[index], name: clients[index].name })]);
 	});
 
-	it("gets the client an AI agent's tool call names by ID ($fromAI), one per item", async () => {
-		const run = await getPicked(picked('id', "={{ $fromAI('clientId', 'The client id', 'string') }}"), [{ clientId: ids[2] }]);
+	// By ID as the MCP example sets it; From list as the editor leaves it when the model is let define the field.
+	it.each(['id', 'list'] as const)("gets the client an AI agent's tool call names ($fromAI, mode %s)", async (mode) => {
+		const run = await getPicked(picked(mode, "={{ $fromAI('clientId', 'The client id', 'string') }}"), [{ clientId: ids[2] }]);
 
 		expect(run.error).toBeUndefined();
 		expect(sandbox().requests().map((request) => request.url)).toEqual([`/clients/${ids[2]}`]);
