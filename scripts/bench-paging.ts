@@ -35,6 +35,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 
+import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
@@ -116,6 +117,7 @@ interface Endpoint {
 	apiKey: string;
 }
 
+/** Runs `use` against a sandbox of `clients` clients behind a latency proxy, then stops both. */
 async function withEndpoint<T>(
 	clients: number,
 	link: { rttMs: number; tls?: CertificateFiles },
@@ -136,12 +138,10 @@ async function withEndpoint<T>(
 	}
 }
 
-/** A request as the sandbox logged it, reduced to what the loops must agree on. */
+/** The requests the sandbox received since the last call (its log emptied), reduced to what the loops must agree on. */
 async function requestsReceived(endpoint: Endpoint): Promise<string[]> {
 	const controls = `${new URL(endpoint.service.baseUrl).origin}/__sandbox/requests`;
-	const { data } = (await (await fetch(controls)).json()) as {
-		data: Array<{ method: string; path: string; query: Record<string, unknown>; headers: Record<string, unknown> }>;
-	};
+	const { data } = (await (await fetch(controls)).json()) as { data: LoggedRequest[] };
 	await fetch(controls, { method: 'DELETE' });
 	// The key is compared, never printed.
 	return data.map(

@@ -114,8 +114,8 @@ function forward(from: net.Socket, to: net.Socket, delayMs: number, firstExtraMs
 }
 
 /** Where accepted connections go: the service itself, or a TLS server in front of it. */
-async function upstreamPort({ target, tls: certificate }: LinkOptions): Promise<number> {
-	if (!certificate) return target.port;
+async function upstreamOf({ target, tls: certificate }: LinkOptions): Promise<LinkOptions['target']> {
+	if (!certificate) return target;
 	const server = tls.createServer(
 		{ key: readFileSync(certificate.keyFile), cert: readFileSync(certificate.certFile), noDelay: true },
 		(secure) => {
@@ -127,18 +127,18 @@ async function upstreamPort({ target, tls: certificate }: LinkOptions): Promise<
 		},
 	);
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	return (server.address() as net.AddressInfo).port;
+	return { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port };
 }
 
 async function serve(options: LinkOptions) {
-	const port = await upstreamPort(options);
+	const upstreamAddress = await upstreamOf(options);
 	const open = new Set<net.Socket>();
 	let accepted = 0;
 	const half = options.rttMs / 2;
 	// Nagle's algorithm off, as HTTP servers and clients set it: it would hold small writes for ACKs.
 	const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
 		accepted++;
-		const upstream = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true, noDelay: true });
+		const upstream = net.connect({ ...upstreamAddress, allowHalfOpen: true, noDelay: true });
 		open.add(client);
 		const destroyBoth = () => (client.destroy(), upstream.destroy());
 		client.on('error', destroyBoth);
