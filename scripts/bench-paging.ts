@@ -171,7 +171,7 @@ interface ListPage {
 	meta: { next_cursor?: string };
 }
 
-/** The reference: `fetch`, page by page, as the node's paging asks; one connection kept alive. */
+/** The reference: `fetch`, page by page, as the node's paging asks; its connections kept alive. */
 async function fetchLoop(endpoint: Endpoint): Promise<LoopResult> {
 	const headers = { authorization: `Bearer ${endpoint.apiKey}`, ...SERVICE_HEADERS };
 	const records: ListPage['data'] = [];
@@ -188,8 +188,8 @@ async function fetchLoop(endpoint: Endpoint): Promise<LoopResult> {
 }
 
 /**
- * n8n's floor: the least a declarative node can do for this Return All. Request defaults give the
- * base URL and headers; the operation asks GET /clients for 200; each page's `data` becomes the
+ * n8n's floor: the simplest declarative node for this Return All, paging with n8n's own
+ * pagination. Request defaults give the base URL and headers; the operation asks GET /clients for 200; each page's `data` becomes the
  * items; n8n's generic pagination sends the next cursor while a page has records and a cursor.
  */
 class PagingFloor implements INodeType {
