@@ -1,5 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console --
-   development tooling: runs in Node, not in n8n; prints what it measures */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/node-usable-as-tool, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures; its floor node is the benchmark's own, never shipped */
 /**
  * Get Many > Return All: the Compliance Records node in n8n's engine, against n8n's own floor and
  * a bare `fetch` loop over the same pages; then behind TLS, at a few round-trip times.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- development tooling: runs in Node, not in n8n */
 /**
  * A network link with latency, for benchmarks on one machine (no `netem` needed): a TCP proxy
  * on loopback, in a process of its own, between the clients and a service.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- development tooling: runs in Node, not in n8n */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
