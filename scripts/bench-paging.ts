@@ -24,7 +24,9 @@
  *    and heap per loop;
  * 2. 20,000 clients behind TLS, at round-trip times of 0, 5, 20 and 50 ms. The certificate is
  *    made for the run and trusted through NODE_EXTRA_CA_CERTS, which Node reads at start-up:
- *    the script restarts itself with it.
+ *    the script restarts itself with it;
+ * 3. Return All on firms of 100,000, 150,000 and 250,000 clients (n8n's item ceiling): outcome,
+ *    requests, time and heap.
  * docs/benchmarks.md explains and quotes them.
  *
  * Run: npm run bench:paging [-- --quick] (--quick: small firm, fewer runs, two round-trip times).
@@ -59,11 +61,20 @@ const { values } = parseArgs({
  * sets the time (at 50 ms a run of the three loops takes about 40 s).
  */
 const PLAN = values.quick
-	? { firms: [2_000], runs: 5, linkFirm: 2_000, links: [{ rttMs: 0, runs: 3 }, { rttMs: 20, runs: 3 }] }
+	? {
+			firms: [2_000],
+			runs: 5,
+			linkFirm: 2_000,
+			links: [{ rttMs: 0, runs: 3 }, { rttMs: 20, runs: 3 }],
+			largeFirms: [150_000],
+			largeRuns: 1,
+		}
 	: {
 			firms: [2_000, 20_000],
 			runs: 25,
 			linkFirm: 20_000,
+			largeFirms: [100_000, 150_000, 250_000],
+			largeRuns: 3,
 			links: [
 				{ rttMs: 0, runs: 15 },
 				{ rttMs: 5, runs: 9 },
@@ -472,6 +483,43 @@ async function linkTable(certificate: CertificateFiles): Promise<string> {
 	].join('\n');
 }
 
+/**
+ * Table 3: Return All past n8n's item ceiling (the node outputs up to 100,000 items; more would
+ * overflow n8n-core's RoutingNode): what it outputs or says, its requests, time and heap.
+ */
+async function largeFirmTable(): Promise<string> {
+	const rows: string[][] = [];
+	for (const clients of PLAN.largeFirms) {
+		const measures = await withEndpoint(clients, { rttMs: 0 }, async (endpoint) => {
+			const runs = [];
+			for (let run = 0; run < PLAN.largeRuns; run++) {
+				await requestsReceived(endpoint);
+				const heapBefore = await heapInUse();
+				const started = performance.now();
+				const result = await runNode({
+					credentials: new CredentialStore({ complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey } }),
+					typeVersion: newestVersion,
+					parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+				});
+				const ms = performance.now() - started;
+				const heapMb = ((await heapInUse()) - heapBefore) / 2 ** 20; // `result` is still held here
+				const outcome = result.error ? `stops: "${result.error.message.replace(/ \[item 0\]$/, '').slice(0, 48)}…"` : `${count(result.json.length)} items`;
+				runs.push({ ms, heapMb, outcome, requests: (await requestsReceived(endpoint)).length });
+			}
+			return runs;
+		});
+		rows.push([
+			count(clients), measures[0].outcome, String(measures[0].requests), median(measures.map((m) => m.ms)).toFixed(0),
+			median(measures.map((m) => m.heapMb)).toFixed(1),
+		]);
+	}
+	return [
+		`Return All on firms past n8n's item ceiling, node v${newestVersion} (Simplify): ${PLAN.largeRuns} runs each`,
+		'',
+		table(['clients', 'outcome', 'requests', 'median ms', 'heap MB'], rows, [1]),
+	].join('\n');
+}
+
 /** Makes the run's certificate and runs this script again, trusting it (NODE_EXTRA_CA_CERTS). */
 async function restartTrustingTestCertificate(): Promise<number> {
 	const dir = mkdtempSync(path.join(tmpdir(), 'bench-paging-tls-'));
@@ -504,6 +552,7 @@ async function main() {
 	const started = performance.now();
 	console.log(`${await loopbackTable()}\n`);
 	console.log(`${await linkTable(certificate)}\n`);
+	console.log(`${await largeFirmTable()}\n`);
 	console.log(`Measured in ${((performance.now() - started) / 60_000).toFixed(1)} min.`);
 }
 
