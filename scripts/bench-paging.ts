@@ -1,48 +1,98 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console --
-   development tooling: runs in Node, not in n8n; prints what it measures */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/node-usable-as-tool, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures; its floor node is the benchmark's own, never shipped */
 /**
- * Get Many > Return All through n8n's engine, against a bare `fetch` loop over the same pages.
+ * Get Many > Return All: the Compliance Records node in n8n's engine, against n8n's own floor and
+ * a bare `fetch` loop over the same pages; then behind TLS, at a few round-trip times.
  *
- * Four loops read every client of a firm, pages of 200, the cursor passed back as received,
+ * Each loop reads every client of a firm, pages of 200, the cursor passed back as received,
  * stopping at an empty page or one without a next_cursor:
- * - engine: the Compliance Records node's Get Many > Return All in n8n-core's engine
- *   (WorkflowExecute, RoutingNode; test/helpers runNode), every record one output item, at
- *   version 1, whose items are the records as the service sends them, as `fetch` reads them;
- * - engine, Simplify: the same at version 1.1, Simplify on (its default): flat records;
- * - n8n helper: n8n's own request helper (what httpRequestWithAuthentication ends in) with
- *   the options and headers the node's requests carry, and nothing of the node or the engine
- *   around it: the part of the difference that is n8n's HTTP client, which no node can change;
- * - fetch: Node's `fetch` with the same headers.
+ * - node: the node's Get Many > Return All in n8n-core's engine (WorkflowExecute, RoutingNode;
+ *   test/helpers runNode), at version 1, whose items are the records as the service sends them,
+ *   and at its newest version with Simplify on (its default);
+ * - floor: the same Return All through a minimal declarative node defined below, paging with
+ *   n8n's built-in generic pagination, in the same engine with the same credential: what any
+ *   declarative node pays in n8n;
+ * - fetch: Node's `fetch` with the same headers, on one kept-alive connection.
+ * On every run, each loop must send the same requests and read the same records as `fetch`.
  *
- * The sandbox runs in a process of its own, as the service is remote to a real n8n: its work
- * and its garbage collection cannot land in one loop's time and not another's, and it answers
- * every loop the same pages. Each run times the four loops one after the other, in this
- * process, in an order that rotates from run to run; a warm-up of each comes first. Per loop:
- * the median and best wall-clock time, the median of its time over the same run's `fetch`
- * time, this process's CPU time (the sandbox's excluded), and the heap its result holds after a
- * full GC (the output items, or the records).
+ * The sandbox runs in a process of its own, behind a TCP proxy in another
+ * (scripts/latency-proxy.ts) that counts the connections each loop opens and hangs up between
+ * loops, so that every Return All starts without an open connection. Each run times the loops
+ * one after the other in this process, in an order that rotates from run to run, after a warm-up
+ * of each; a ratio is taken run by run, then the median. Tables:
+ * 1. plain HTTP, no latency, firms of 2,000 and 20,000: connections, credential reads, time, CPU
+ *    and heap per loop;
+ * 2. 20,000 clients behind TLS, at round-trip times of 0, 5, 20 and 50 ms. The certificate is
+ *    made for the run and trusted through NODE_EXTRA_CA_CERTS, which Node reads at start-up:
+ *    the script restarts itself with it;
+ * 3. Return All on firms of 100,000, 150,000 and 250,000 clients (n8n's item ceiling): outcome,
+ *    requests, time and heap.
+ * docs/benchmarks.md explains and quotes them.
  *
- * Run: npm run bench:paging [-- --clients 2000,20000 --runs 25]. CONTRIBUTING.md quotes it.
+ * Run: npm run bench:paging [-- --quick] (--quick: small firm, fewer runs, two round-trip times).
  */
-import { OutboundHttp } from '@n8n/backend-network';
-import { Container } from '@n8n/di';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 
-import { CredentialStore, runNode } from '../test/helpers';
+import type { LoggedRequest } from 'compliance-records-sandbox';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
+import { CredentialStore, runNode, TestNodeTypes } from '../test/helpers';
+import { startLatencyProxy, type Link } from './latency-proxy';
+import { certificateFilesIn, makeTestCertificate, type CertificateFiles } from './test-certificate';
 
 const { values } = parseArgs({
 	options: {
-		clients: { type: 'string', default: '2000,20000' },
-		runs: { type: 'string', default: '25' },
+		quick: { type: 'boolean', default: false },
+		// Set by the script when it restarts itself trusting the certificate in this directory.
+		'tls-dir': { type: 'string' },
 	},
 });
-const firmSizes = values.clients.split(',').map(Number);
-const runs = Number(values.runs);
+
+/**
+ * What is measured. Behind TLS, fewer runs where latency rather than other work on the machine
+ * sets the time (at 50 ms a run of the three loops takes about 40 s).
+ */
+const PLAN = values.quick
+	? {
+			firms: [2_000],
+			runs: 5,
+			linkFirm: 2_000,
+			links: [{ rttMs: 0, runs: 3 }, { rttMs: 20, runs: 3 }],
+			largeFirms: [150_000],
+			largeRuns: 1,
+		}
+	: {
+			firms: [2_000, 20_000],
+			runs: 25,
+			linkFirm: 20_000,
+			largeFirms: [100_000, 150_000, 250_000],
+			largeRuns: 3,
+			links: [
+				{ rttMs: 0, runs: 15 },
+				{ rttMs: 5, runs: 9 },
+				{ rttMs: 20, runs: 5 },
+				{ rttMs: 50, runs: 3 },
+			],
+		};
+
+const PAGE_SIZE = 200;
+
+/** The headers the node's requests carry besides the credential's (the service's version). */
+const SERVICE_HEADERS = { 'accept-version': '1.0.0', accept: 'application/json' };
+
+// ---- The service: the sandbox in its own process, reached through the latency proxy ----
 
 interface Service {
 	process: ChildProcess;
+	/** The sandbox's own base URL (its controls are read there, not through the proxy). */
 	baseUrl: string;
 	apiKey: string;
 }
@@ -59,7 +109,7 @@ async function startService(clients: number): Promise<Service> {
 	child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
 	while (!output.includes('Press Ctrl-C to stop.')) {
 		if (child.exitCode !== null) throw new Error(`The sandbox exited:\n${output}`);
-		await new Promise((resolve) => setTimeout(resolve, 10));
+		await sleep(10);
 	}
 	const field = (label: string) => new RegExp(`${label} +(\\S+)`).exec(output)?.[1] as string;
 	return { process: child, baseUrl: field('API base URL'), apiKey: field('API key') };
@@ -72,133 +122,299 @@ async function stopService(service: Service): Promise<void> {
 	await exited;
 }
 
-/** How many API requests the sandbox received since the last call (its request log, emptied). */
-async function requestsReceived(service: Service): Promise<number> {
-	const controls = `${new URL(service.baseUrl).origin}/__sandbox/requests`;
-	const { data } = (await (await fetch(controls)).json()) as { data: unknown[] };
+/** The sandbox behind the proxy: the base URL and key the loops are given. */
+interface Endpoint {
+	service: Service;
+	link: Link;
+	baseUrl: string;
+	apiKey: string;
+}
+
+/** Runs `use` against a sandbox of `clients` clients behind a latency proxy, then stops both. */
+async function withEndpoint<T>(
+	clients: number,
+	link: { rttMs: number; tls?: CertificateFiles },
+	use: (endpoint: Endpoint) => Promise<T>,
+): Promise<T> {
+	const service = await startService(clients);
+	try {
+		const sandbox = new URL(service.baseUrl);
+		const proxy = await startLatencyProxy({ target: { host: sandbox.hostname, port: Number(sandbox.port) }, ...link });
+		try {
+			const baseUrl = `${proxy.origin}${sandbox.pathname.replace(/\/+$/, '')}`;
+			return await use({ service, link: proxy, baseUrl, apiKey: service.apiKey });
+		} finally {
+			await proxy.stop();
+		}
+	} finally {
+		await stopService(service);
+	}
+}
+
+/** The requests the sandbox received since the last call (its log emptied), reduced to what the loops must agree on. */
+async function requestsReceived(endpoint: Endpoint): Promise<string[]> {
+	const controls = `${new URL(endpoint.service.baseUrl).origin}/__sandbox/requests`;
+	const { data } = (await (await fetch(controls)).json()) as { data: LoggedRequest[] };
 	await fetch(controls, { method: 'DELETE' });
-	return data.length;
+	// The key is compared, never printed.
+	return data.map(
+		({ method, path, query, headers }) =>
+			`${method} ${path} ${JSON.stringify(query)} accept-version: ${String(headers['accept-version'])}, ` +
+			`key ${headers.authorization === `Bearer ${endpoint.apiKey}` ? 'sent' : 'missing'}`,
+	);
 }
 
-interface ClientListItem {
-	id: string;
-}
-
-interface ListPage {
-	data: ClientListItem[];
-	meta: { next_cursor?: string };
-}
+// ---- The loops ----
 
 /** What a loop read (to check it) and what it holds on to (to weigh it). */
 interface LoopResult {
-	records: ClientListItem[];
+	ids: string[];
 	held: unknown;
+	/** In n8n's engine: how often n8n asked for the decrypted credential (in n8n, a database read and a decryption). */
+	credentialReads?: number;
 }
 
-const nextCursor = (page: ListPage) =>
-	page.data.length > 0 && page.meta.next_cursor ? page.meta.next_cursor : undefined;
+interface Loop {
+	name: string;
+	run(endpoint: Endpoint): Promise<LoopResult>;
+}
 
-const serviceHeaders = (service: Service) => ({
-	authorization: `Bearer ${service.apiKey}`,
-	'accept-version': '1.0.0',
-	accept: 'application/json',
-});
+interface ListPage {
+	data: Array<{ id: string }>;
+	meta: { next_cursor?: string };
+}
 
-/** The reference: `fetch`, page by page, exactly as the node's paging loop asks. */
-async function fetchLoop(service: Service): Promise<LoopResult> {
-	const headers = serviceHeaders(service);
-	const records: ClientListItem[] = [];
+/** The reference: `fetch`, page by page, as the node's paging asks; its connections kept alive. */
+async function fetchLoop(endpoint: Endpoint): Promise<LoopResult> {
+	const headers = { authorization: `Bearer ${endpoint.apiKey}`, ...SERVICE_HEADERS };
+	const records: ListPage['data'] = [];
 	let cursor: string | undefined;
 	do {
-		const query = new URLSearchParams({ limit: '200', ...(cursor !== undefined && { cursor }) });
-		const response = await fetch(`${service.baseUrl}/clients?${query}`, { headers });
+		const query = new URLSearchParams({ limit: String(PAGE_SIZE), ...(cursor !== undefined && { cursor }) });
+		const response = await fetch(`${endpoint.baseUrl}/clients?${query}`, { headers });
 		if (!response.ok) throw new Error(`GET /clients answered ${response.status}`);
 		const page = (await response.json()) as ListPage;
 		records.push(...page.data);
-		cursor = nextCursor(page);
+		cursor = page.data.length > 0 && page.meta.next_cursor ? page.meta.next_cursor : undefined;
 	} while (cursor !== undefined);
-	return { records, held: records };
+	return { ids: records.map((record) => record.id), held: records };
 }
 
-/** The same pages through n8n's request helper, with the options the node's requests carry. */
-async function n8nHelperLoop(service: Service): Promise<LoopResult> {
-	const http = Container.get(OutboundHttp).requests();
-	const execution = new AbortController(); // n8n passes every request its execution's cancel signal
-	const records: ClientListItem[] = [];
-	let cursor: string | undefined;
-	do {
-		const response = (await http.request({
-			method: 'GET',
-			baseURL: service.baseUrl,
-			url: '/clients',
-			qs: { limit: 200, ...(cursor !== undefined && { cursor }) },
-			headers: serviceHeaders(service),
-			json: true,
-			ignoreHttpStatusErrors: true,
-			returnFullResponse: true,
-			timeout: 300_000,
-			abortSignal: execution.signal,
-		})) as { statusCode: number; body: ListPage };
-		if (response.statusCode !== 200) throw new Error(`GET /clients answered ${response.statusCode}`);
-		records.push(...response.body.data);
-		cursor = nextCursor(response.body);
-	} while (cursor !== undefined);
-	return { records, held: records };
+/**
+ * n8n's floor: the simplest declarative node for this Return All, paging with n8n's own
+ * pagination. Request defaults give the base URL and headers; the operation asks GET /clients for 200; each page's `data` becomes the
+ * items; n8n's generic pagination sends the next cursor while a page has records and a cursor.
+ */
+class PagingFloor implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Paging Floor',
+		name: 'pagingFloor',
+		group: ['transform'],
+		version: 1,
+		description: 'Get Many clients with n8n generic pagination (benchmark)',
+		defaults: { name: 'Paging Floor' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'complianceRecordsApi', required: true }],
+		requestDefaults: { baseURL: '={{ $credentials.baseUrl }}', headers: SERVICE_HEADERS, json: true },
+		properties: [
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				default: 'getAll',
+				options: [
+					{
+						name: 'Get Many',
+						value: 'getAll',
+						action: 'Get many clients',
+						routing: {
+							request: { method: 'GET', url: '/clients', qs: { limit: PAGE_SIZE } },
+							send: { paginate: true },
+							output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
+							operations: {
+								pagination: {
+									type: 'generic',
+									properties: {
+										continue: '={{ $response.body.data.length > 0 && !!$response.body.meta?.next_cursor }}',
+										request: {
+											qs: {
+												limit: '={{ $request.qs.limit }}',
+												cursor: '={{ $response.body?.meta?.next_cursor }}',
+											},
+										},
+									},
+								},
+							},
+						},
+					},
+				],
+			},
+		],
+	};
 }
 
-/** The node's Get Many > Return All in n8n's engine: the items it outputs. */
-async function engineRun(service: Service, typeVersion: number): Promise<LoopResult> {
+const floorType = new PagingFloor();
+const floorTypes = new TestNodeTypes([floorType]);
+
+/** A Return All in n8n's engine, with the API key credential a user would enter: its output items. */
+async function inEngine(endpoint: Endpoint, node: Omit<Parameters<typeof runNode>[0], 'credentials'>): Promise<LoopResult> {
 	const credentials = new CredentialStore({
-		complianceRecordsApi: { baseUrl: service.baseUrl, apiKey: service.apiKey },
+		complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
 	});
-	const run = await runNode({
-		credentials,
-		typeVersion,
-		parameters: { resource: 'client', operation: 'getAll', returnAll: true },
-	});
+	const run = await runNode({ credentials, ...node });
 	if (run.error) throw run.error;
-	return { records: run.json as unknown as ClientListItem[], held: run.items };
+	return { ids: run.json.map((item) => String(item.id)), held: run.items, credentialReads: credentials.reads };
 }
 
-const loops = [
-	{ name: 'engine', run: (service: Service) => engineRun(service, 1) },
-	{ name: 'engine, Simplify', run: (service: Service) => engineRun(service, 1.1) },
-	{ name: 'n8n helper', run: n8nHelperLoop },
-	{ name: 'fetch', run: fetchLoop },
-];
+const nodeVersions = [new ComplianceRecords().description.version].flat();
+const newestVersion = Math.max(...nodeVersions);
 
-const collectGarbage = () => (globalThis.gc as (() => void) | undefined)?.();
+const nodeLoop = (typeVersion: number, name: string): Loop => ({
+	name,
+	run: (endpoint) =>
+		inEngine(endpoint, { typeVersion, parameters: { resource: 'client', operation: 'getAll', returnAll: true } }),
+});
+
+const LOOPS = {
+	node: nodeLoop(1, 'node v1'),
+	nodeSimplified: nodeLoop(newestVersion, `node v${newestVersion}, Simplify`),
+	floor: {
+		name: 'floor',
+		run: (endpoint) => inEngine(endpoint, { nodeType: floorType, nodeTypes: floorTypes, parameters: { operation: 'getAll' } }),
+	},
+	fetch: { name: 'fetch', run: fetchLoop },
+} satisfies Record<string, Loop>;
+
+// ---- Measuring ----
+
+/**
+ * The heap in use once the garbage is collected. One full GC is not enough: some of what a run
+ * in n8n's engine leaves is released only by a second one, after a turn of the event loop.
+ */
+async function heapInUse(): Promise<number> {
+	const collectGarbage = globalThis.gc as () => void;
+	collectGarbage();
+	await new Promise((resolve) => setImmediate(resolve));
+	collectGarbage();
+	return process.memoryUsage().heapUsed;
+}
 
 interface Measure {
 	ms: number;
 	cpuMs: number;
 	heapMb: number;
+	credentialReads?: number;
+	connections: number;
 	requests: number;
 }
 
-async function measure(service: Service, loop: (service: Service) => Promise<LoopResult>, clients: number) {
-	collectGarbage();
-	const heapBefore = process.memoryUsage().heapUsed;
+/** What every loop must send and read: `fetch`'s, taken once before the runs. */
+interface Reference {
+	ids: string[];
+	requests: string[];
+}
+
+function sameAs(expected: string[], actual: string[], what: string, loop: Loop) {
+	const differs = actual.findIndex((value, index) => value !== expected[index]);
+	if (actual.length === expected.length && differs === -1) return;
+	throw new Error(
+		`${loop.name} ${what} differ from fetch's: ${actual.length} against ${expected.length}` +
+			(differs === -1 ? '' : `; the first that differs, #${differs + 1}: ${actual[differs]} against ${expected[differs]}`),
+	);
+}
+
+/** One Return All of `loop`, from no open connection: its time, CPU, heap, connections; checked. */
+async function measure(endpoint: Endpoint, loop: Loop, reference: Reference): Promise<Measure> {
+	await endpoint.link.hangUp();
+	await sleep(20); // lets `fetch` see its connection closed before it would reuse it
+	await endpoint.link.connectionsSinceLastCall();
+	await requestsReceived(endpoint);
+	const heapBefore = await heapInUse();
 	const cpuBefore = process.cpuUsage();
 	const started = performance.now();
-	let result: LoopResult | undefined = await loop(service);
+	const result = await loop.run(endpoint); // used below, so what it holds is weighed with the heap
 	const ms = performance.now() - started;
 	const cpu = process.cpuUsage(cpuBefore);
-	collectGarbage();
-	const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-	const { records } = result;
-	if (records.length !== clients || new Set(records.map((record) => record.id)).size !== clients) {
-		throw new Error(`A loop read ${records.length} records of ${clients} clients`);
-	}
-	result = undefined;
-	return { ms, cpuMs: (cpu.user + cpu.system) / 1000, heapMb, requests: await requestsReceived(service) } satisfies Measure;
+	const heapMb = ((await heapInUse()) - heapBefore) / 2 ** 20;
+	const requests = await requestsReceived(endpoint);
+	sameAs(reference.ids, result.ids, 'records', loop);
+	sameAs(reference.requests, requests, 'requests', loop);
+	return {
+		ms,
+		cpuMs: (cpu.user + cpu.system) / 1000,
+		heapMb,
+		credentialReads: result.credentialReads,
+		connections: await endpoint.link.connectionsSinceLastCall(),
+		requests: requests.length,
+	};
 }
+
+/** `fetch`'s records and requests, which every loop is then checked against. */
+async function referenceRead(endpoint: Endpoint, clients: number): Promise<Reference> {
+	const { ids } = await fetchLoop(endpoint);
+	const requests = await requestsReceived(endpoint);
+	if (ids.length !== clients || new Set(ids).size !== clients) {
+		throw new Error(`fetch read ${ids.length} records (${new Set(ids).size} distinct) of ${clients} clients`);
+	}
+	return { ids, requests };
+}
+
+/** Loops already run once in this process, untimed: JIT-compiled, their modules loaded. */
+const warm = new Set<Loop>();
+
+/** `runs` rotated runs of the loops; each loop's measures, in run order. */
+async function compare(endpoint: Endpoint, clients: number, loops: Loop[], runs: number) {
+	const reference = await referenceRead(endpoint, clients);
+	for (const loop of loops) {
+		if (warm.has(loop)) continue;
+		await measure(endpoint, loop, reference);
+		warm.add(loop);
+	}
+	const measures = new Map(loops.map((loop) => [loop, [] as Measure[]]));
+	for (let run = 0; run < runs; run++) {
+		// Each loop goes first, second, ... equally often: none always follows another's garbage.
+		for (let turn = 0; turn < loops.length; turn++) {
+			const loop = loops[(run + turn) % loops.length];
+			measures.get(loop)?.push(await measure(endpoint, loop, reference));
+		}
+	}
+	return measures;
+}
+
+// ---- Reporting ----
 
 const median = (numbers: number[]) => {
 	const sorted = [...numbers].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+
+/** A loop's measures summed up, its ratios to others taken run by run. */
+function summary(measures: Map<Loop, Measure[]>, loop: Loop) {
+	const own = measures.get(loop) ?? [];
+	const ratioTo = (other: Loop) => {
+		const theirs = measures.get(other) ?? [];
+		return `${median(own.map((m, run) => m.ms / theirs[run].ms)).toFixed(2)}x`;
+	};
+	/** A count the same in every run, or its range. */
+	const range = (counts: number[]) => {
+		const [fewest, most] = [Math.min(...counts), Math.max(...counts)];
+		return fewest === most ? String(fewest) : `${fewest}–${most}`;
+	};
+	const credentialReads = own.flatMap((m) => m.credentialReads ?? []);
+	return {
+		requests: String(own[0].requests),
+		connections: range(own.map((m) => m.connections)),
+		credentialReads: credentialReads.length > 0 ? range(credentialReads) : '–',
+		medianMs: median(own.map((m) => m.ms)),
+		bestMs: Math.min(...own.map((m) => m.ms)),
+		ratioTo,
+		cpuMs: median(own.map((m) => m.cpuMs)),
+		heapMb: median(own.map((m) => m.heapMb)),
+	};
+}
 
 /** A markdown table, the columns in `left` aligned left, the others right. */
 function table(header: string[], rows: string[][], left: number[]): string {
@@ -210,53 +426,134 @@ function table(header: string[], rows: string[][], left: number[]): string {
 	return [line(header), `|${rule.join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-async function main() {
-	if (!globalThis.gc) throw new Error('Run with node --expose-gc (npm run bench:paging does)');
+const count = (n: number) => n.toLocaleString('en');
+
+/** Table 1: plain HTTP, no latency; every loop, firms of several sizes. */
+async function loopbackTable(): Promise<string> {
+	const loops = [LOOPS.node, LOOPS.nodeSimplified, LOOPS.floor, LOOPS.fetch];
 	const rows: string[][] = [];
-	for (const clients of firmSizes) {
-		const service = await startService(clients);
-		try {
-			const measures = new Map(loops.map((loop) => [loop.name, [] as Measure[]]));
-			for (const loop of loops) await measure(service, loop.run, clients); // warm-up: JIT, module state
-			for (let run = 0; run < runs; run++) {
-				// Each loop goes first, second, ... equally often: none always follows another's garbage.
-				for (let turn = 0; turn < loops.length; turn++) {
-					const loop = loops[(run + turn) % loops.length];
-					measures.get(loop.name)?.push(await measure(service, loop.run, clients));
-				}
-			}
-			const requests = new Set([...measures.values()].flat().map((m) => m.requests));
-			if (requests.size !== 1) throw new Error(`The loops sent different numbers of requests: ${[...requests].join(', ')}`);
-			const fetched = measures.get('fetch') ?? [];
-			for (const loop of loops) {
-				const own = measures.get(loop.name) ?? [];
-				const ms = own.map((m) => m.ms);
-				// Each run's loops ran within a second or two of each other: their ratio is little
-				// moved by other work on the machine, which comes and goes over longer spans.
-				const ratio = median(own.map((m, run) => m.ms / fetched[run].ms));
-				rows.push([
-					clients.toLocaleString('en'),
-					String([...requests][0]),
-					loop.name,
-					median(ms).toFixed(0),
-					Math.min(...ms).toFixed(0),
-					`${ratio.toFixed(2)}x`,
-					median(own.map((m) => m.cpuMs)).toFixed(0),
-					median(own.map((m) => m.heapMb)).toFixed(1),
-				]);
-			}
-		} finally {
-			await stopService(service);
+	for (const clients of PLAN.firms) {
+		const measures = await withEndpoint(clients, { rttMs: 0 }, (endpoint) => compare(endpoint, clients, loops, PLAN.runs));
+		for (const loop of loops) {
+			const s = summary(measures, loop);
+			rows.push([
+				count(clients), s.requests, loop.name, s.connections, s.credentialReads, s.medianMs.toFixed(0),
+				s.bestMs.toFixed(0), s.ratioTo(LOOPS.floor), s.ratioTo(LOOPS.fetch), s.cpuMs.toFixed(0), s.heapMb.toFixed(1),
+			]);
 		}
 	}
-	console.log(`Get Many > Return All, pages of 200: ${runs} runs of each loop (sandbox in its own process)\n`);
-	console.log(
+	return [
+		`Get Many > Return All, pages of ${PAGE_SIZE}, plain HTTP on loopback: ${PLAN.runs} runs of each loop`,
+		'',
 		table(
-			['clients', 'requests', 'loop', 'median ms', 'best ms', '÷ fetch, median', 'CPU ms, median', 'heap MB, median'],
+			[
+				'clients', 'requests', 'loop', 'connections', 'credential reads', 'median ms', 'best ms', '÷ floor', '÷ fetch',
+				'CPU ms', 'heap MB',
+			],
 			rows,
 			[2],
 		),
-	);
+	].join('\n');
+}
+
+/** Table 2: one firm behind TLS, at several round-trip times; the node, the floor and `fetch`. */
+async function linkTable(certificate: CertificateFiles): Promise<string> {
+	const loops = [LOOPS.node, LOOPS.floor, LOOPS.fetch];
+	const rows: string[][] = [];
+	for (const { rttMs, runs } of PLAN.links) {
+		const measures = await withEndpoint(PLAN.linkFirm, { rttMs, tls: certificate }, (endpoint) =>
+			compare(endpoint, PLAN.linkFirm, loops, runs),
+		);
+		for (const loop of loops) {
+			const s = summary(measures, loop);
+			rows.push([
+				String(rttMs), String(runs), loop.name, s.requests, s.connections, s.medianMs.toFixed(0), s.bestMs.toFixed(0),
+				(s.medianMs / Number(s.requests)).toFixed(1), s.ratioTo(LOOPS.floor), s.ratioTo(LOOPS.fetch), s.cpuMs.toFixed(0),
+			]);
+		}
+	}
+	return [
+		`Return All of ${count(PLAN.linkFirm)} clients behind TLS, by round-trip time`,
+		'',
+		table(
+			['RTT ms', 'runs', 'loop', 'requests', 'connections', 'median ms', 'best ms', 'ms per request', '÷ floor', '÷ fetch', 'CPU ms'],
+			rows,
+			[2],
+		),
+	].join('\n');
+}
+
+/**
+ * Table 3: Return All past n8n's item ceiling (the node outputs up to 100,000 items; more would
+ * overflow n8n-core's RoutingNode): what it outputs or says, its requests, time and heap.
+ */
+async function largeFirmTable(): Promise<string> {
+	const rows: string[][] = [];
+	for (const clients of PLAN.largeFirms) {
+		const measures = await withEndpoint(clients, { rttMs: 0 }, async (endpoint) => {
+			const runs = [];
+			for (let run = 0; run < PLAN.largeRuns; run++) {
+				await requestsReceived(endpoint);
+				const heapBefore = await heapInUse();
+				const started = performance.now();
+				const result = await runNode({
+					credentials: new CredentialStore({ complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey } }),
+					typeVersion: newestVersion,
+					parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+				});
+				const ms = performance.now() - started;
+				const heapMb = ((await heapInUse()) - heapBefore) / 2 ** 20; // `result` is still held here
+				const outcome = result.error ? `stops: "${result.error.message.replace(/ \[item 0\]$/, '').slice(0, 48)}…"` : `${count(result.json.length)} items`;
+				runs.push({ ms, heapMb, outcome, requests: (await requestsReceived(endpoint)).length });
+			}
+			return runs;
+		});
+		rows.push([
+			count(clients), measures[0].outcome, String(measures[0].requests), median(measures.map((m) => m.ms)).toFixed(0),
+			median(measures.map((m) => m.heapMb)).toFixed(1),
+		]);
+	}
+	return [
+		`Return All on firms past n8n's item ceiling, node v${newestVersion} (Simplify): ${PLAN.largeRuns} runs each`,
+		'',
+		table(['clients', 'outcome', 'requests', 'median ms', 'heap MB'], rows, [1]),
+	].join('\n');
+}
+
+/** Makes the run's certificate and runs this script again, trusting it (NODE_EXTRA_CA_CERTS). */
+async function restartTrustingTestCertificate(): Promise<number> {
+	const dir = mkdtempSync(path.join(tmpdir(), 'bench-paging-tls-'));
+	try {
+		const { certFile } = makeTestCertificate(dir);
+		const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1), '--tls-dir', dir], {
+			stdio: 'inherit',
+			env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
+		});
+		// Ctrl-C reaches the child too: this process waits for it, then removes the directory.
+		const ignore = () => undefined;
+		process.on('SIGINT', ignore);
+		return await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+async function main() {
+	const tlsDir = values['tls-dir'];
+	if (tlsDir === undefined) {
+		process.exitCode = await restartTrustingTestCertificate();
+		return;
+	}
+	if (!globalThis.gc) throw new Error('Run with node --expose-gc (npm run bench:paging does)');
+	const certificate = certificateFilesIn(tlsDir);
+	if (process.env.NODE_EXTRA_CA_CERTS !== certificate.certFile) {
+		throw new Error(`--tls-dir needs NODE_EXTRA_CA_CERTS=${certificate.certFile} (run without --tls-dir)`);
+	}
+	const started = performance.now();
+	console.log(`${await loopbackTable()}\n`);
+	console.log(`${await linkTable(certificate)}\n`);
+	console.log(`${await largeFirmTable()}\n`);
+	console.log(`Measured in ${((performance.now() - started) / 60_000).toFixed(1)} min.`);
 }
 
 main().catch((error) => {
