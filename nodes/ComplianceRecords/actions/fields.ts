@@ -1,10 +1,10 @@
 import type { INodeProperties, INodePropertyOptions, PreSendAction } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { outputParameter, selectedFieldsParameter, type RecordKind } from '../output';
-import { BUSINESS_UNIT, firmReferenceInBody, MANAGER, PARTNER, SERVICE, type FirmReference } from './firm';
 import { PAGES_PER_CALL } from '../methods/listSearch';
+import { outputParameter, selectedFieldsParameter, type RecordKind } from '../output';
 import { MAX_PAGE_SIZE } from '../transport/paging';
+import { BUSINESS_UNIT, firmReferenceInBody, MANAGER, PARTNER, SERVICE, type FirmReference } from './firm';
 import { PICKER_VERSION, recordUrlPattern, type RecordParameter } from './records';
 import {
 	birthInBody,

@@ -30,7 +30,7 @@ const wordsOf = (text: string) =>
 		.split(/[^\p{L}\p{N}]+/u)
 		.filter((word) => word !== '');
 
-/** Every word typed begins a word of the name, in any order and case: "har fin" finds "Harwood & Finch". */
+/** Every word typed begins a word of the name, in any order and case: "ev wal" finds "Walker & Evans". */
 function matches(name: string, typed: string[]): boolean {
 	const nameWords = wordsOf(name);
 	return typed.every((word) => nameWords.some((nameWord) => nameWord.startsWith(word)));
