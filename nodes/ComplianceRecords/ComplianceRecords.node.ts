@@ -1,6 +1,7 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { searchClients, searchIndividuals } from './methods/listSearch';
 import { getBusinessUnits, getManagers, getPartners, getServices } from './methods/loadOptions';
 import { clientDescription } from './resources/client';
 import { firmDescription } from './resources/firm';
@@ -54,5 +55,6 @@ export class ComplianceRecords implements INodeType {
 
 	methods = {
 		loadOptions: { getBusinessUnits, getManagers, getPartners, getServices },
+		listSearch: { searchClients, searchIndividuals },
 	};
 }

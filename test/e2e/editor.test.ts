@@ -5,6 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 
 import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL } from '../helpers/n8n/demo';
+import { listAll } from '../helpers/serviceApi';
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
 import { e2e, nodeOutput, runWorkflow, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
 
@@ -67,24 +68,24 @@ describe('the editor', () => {
 			'On client created or modified',
 			'On AML determination completed',
 			'On review due',
-			'Actions (9)',
-			'Create a client for a person or company',
-			'Get many clients by review or change date',
-			"Update an individual's name, email or address",
-			'Get many organisations (companies, trusts)',
-			"Get the firm's staff and services",
+			'Actions (10)',
+			'Create client',
+			'Get many clients',
+			'Update individual',
+			'Get many organisations',
+			'Get firm',
 		]) {
 			await expect(panel.getByText(item, { exact: true }).isVisible()).resolves.toBe(true);
 		}
 		const icons = await iconsIn('[data-test-id=node-creator]');
-		expect(icons.length).toBeGreaterThanOrEqual(12); // the app, 3 triggers, 9 actions
+		expect(icons.length).toBeGreaterThanOrEqual(13); // the app, 3 triggers, 10 actions
 		expect(icons.filter((icon) => !icon.loaded)).toEqual([]);
 		expect(icons.every((icon) => icon.src.includes('/icons/CUSTOM/'))).toBe(true);
 		await screenshot(page, '03-node-panel-actions');
 	});
 
 	test("the action node's resources and operations render", async () => {
-		await page.getByText('Create a client for a person or company', { exact: true }).click();
+		await page.getByText('Create client', { exact: true }).click();
 		await page.getByTestId('ndv').waitFor();
 		await page.getByTestId('node-credentials-select').click();
 		await page.getByRole('option').filter({ hasText: API_KEY_CREDENTIAL }).click();
@@ -94,7 +95,7 @@ describe('the editor', () => {
 		await expect(openOptions()).resolves.toEqual(['Client', 'Firm', 'Individual', 'Organisation', 'Custom API Call']);
 		await page.keyboard.press('Escape');
 		await page.getByTestId('parameter-input-operation').click();
-		await expect(openOptions()).resolves.toEqual(['Create', 'Get', 'Get Many', 'Update', 'Custom API Call']);
+		await expect(openOptions()).resolves.toEqual(['Create', 'Create or Update', 'Get', 'Get Many', 'Update', 'Custom API Call']);
 		await page.keyboard.press('Escape');
 		await screenshot(page, '04-create-client');
 	});
@@ -180,5 +181,99 @@ describe('the editor', () => {
 		// An access token (a signed JWT), not the API key.
 		expect(firmRequest?.headers.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
 		expect(firmRequest?.headers.authorization).not.toContain(sandbox.apiKey);
+	});
+});
+
+describe('the Client picker of a Get client node (version 2)', () => {
+	let picker: Page;
+	let clients: Array<{ id: string; name: string; referenceNumber?: string; links: { web: string; self: string } }>;
+
+	beforeAll(async () => {
+		picker = await newPage(browser);
+		await signInToEditor(picker);
+		clients = (await listAll(e2e().sandbox)) as unknown as typeof clients;
+	});
+
+	/** A client as the list shows it: its name, and its reference number when it has one. */
+	const listed = (client: (typeof clients)[number]) =>
+		client.referenceNumber ? `${client.name} (${client.referenceNumber})` : client.name;
+
+	/** The names the open list shows now. */
+	const shownNames = async () => (await picker.getByTestId('rlc-item').allInnerTexts()).map((text) => text.trim());
+
+	const untilShown = async (expected: string[]) =>
+		await waitFor(`the list to show ${expected.length} clients`, async () =>
+			JSON.stringify(await shownNames()) === JSON.stringify(expected) ? true : undefined,
+		{ timeoutMs: 15_000, intervalMs: 250 });
+
+	test('picks a client From list, narrows the list by a search, takes a pasted URL, and runs (docs/client-picker.png)', async () => {
+		const { demo, n8nUrl } = e2e();
+		const rest = await signedIn();
+		const workflow = await rest.request<{ id: string }>('POST', '/workflows', {
+			name: 'E2E: Client picker',
+			nodes: [
+				{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'get-client',
+					name: 'Get client',
+					type: 'CUSTOM.complianceRecords',
+					typeVersion: 2,
+					position: [240, 0],
+					parameters: { resource: 'client', operation: 'get' },
+					credentials: { complianceRecordsApi: { id: demo.credentials.apiKey, name: API_KEY_CREDENTIAL } },
+				},
+			],
+			connections: { Run: { main: [[{ node: 'Get client', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		});
+		await picker.goto(`${n8nUrl}/workflow/${workflow.id}`);
+		await picker.getByTestId('canvas-node').filter({ hasText: 'Get client' }).dblclick();
+		const field = picker.getByTestId('resource-locator-clientId');
+		await expect(field.getByTestId('rlc-mode-selector').locator('input').inputValue()).resolves.toBe('From list'); // n8n's own words for the mode
+
+		// From List: the firm's clients in the service's order, 200 at first, the rest on scrolling.
+		await field.getByTestId('rlc-input').click();
+		await untilShown(clients.slice(0, 200).map(listed));
+		await picker.getByTestId('rlc-item').last().scrollIntoViewIfNeeded();
+		await untilShown(clients.map(listed));
+
+		// A search narrows the list to the clients one of whose name's words begins with it.
+		const walkers = clients.filter((client) => client.name.toLowerCase().split(/[^a-z]+/).includes('walker'));
+		expect(walkers.length).toBeGreaterThan(1);
+		await picker.getByTestId('rlc-search').fill('Walker');
+		await untilShown(walkers.map(listed));
+		await screenshot(picker, 'client-picker');
+		const [chosen] = walkers;
+		await picker.getByTestId('rlc-item').filter({ hasText: listed(chosen) }).click();
+		await expect(field.getByTestId('rlc-input').inputValue()).resolves.toBe(listed(chosen));
+
+		// By URL: an individual's URL is not a client's; the client's web page URL is.
+		const pasted = clients[3];
+		await field.getByTestId('rlc-mode-selector').click();
+		await picker.getByRole('option', { name: 'By URL' }).click();
+		const urlInput = field.getByTestId('rlc-input');
+		await urlInput.fill(pasted.links.web.replace('/clients/', '/individuals/'));
+		await field.getByTestId('parameter-issues').hover();
+		await picker.getByText('Not the URL of a client: paste one that ends in /clients/ followed by the ID').first().waitFor();
+		await urlInput.fill(pasted.links.web);
+		await waitFor('the issue to go', async () => ((await field.getByTestId('parameter-issues').count()) === 0 ? true : undefined), {
+			timeoutMs: 5000,
+			intervalMs: 200,
+		});
+		await screenshot(picker, 'client-picker-url');
+
+		// Run: the node gets the client of the pasted URL.
+		const before = (await sandboxRequests()).length;
+		await picker.getByTestId('node-execute-button').first().click();
+		await picker.getByTestId('run-data-item-count').getByText('1 item').waitFor();
+		await picker.getByTestId('ndv-run-data-display-mode').last().getByText('JSON', { exact: true }).click();
+		const json = await waitFor('the output as JSON', async () => {
+			const text = (await picker.locator('body').innerText()).replace(/\s+/g, ' '); // one line per token
+			return text.includes(`"id": "${pasted.id}"`) ? text : undefined;
+		}, { timeoutMs: 10_000, intervalMs: 250 });
+		expect(json).toContain(`"name": "${pasted.name}"`);
+		const gets = (await sandboxRequests()).slice(before).filter((request) => request.path.startsWith('/clients/'));
+		expect(gets.map((request) => `${request.method} ${request.path}`)).toEqual([`GET /clients/${pasted.id}`]);
+		await screenshot(picker, 'client-picker-run');
 	});
 });

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
 import { listAll } from '../helpers/serviceApi';
-import { e2e, sandboxControl, sandboxRequests, serviceRequest } from './environment';
+import { e2e, sandboxControl, sandboxRequests, serviceRequest, signedIn } from './environment';
 
 interface ToolResult {
 	isError?: boolean;
@@ -190,22 +190,21 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(due.length).toBeGreaterThan(0);
 		expect(clients.map((found) => found.id)).toEqual(due.map((listed) => listed.id));
+		// Version 2's Simplified output: at most 10 fields, the 8 a list item has.
 		expect(Object.keys(clients[0])).toEqual([
 			'id',
 			'name',
-			'category',
+			'referenceNumber',
 			'state',
 			'amlDeterminationStatus',
 			'riskLevel',
 			'nextReviewDate',
-			'referenceNumber',
-			'lastModifiedAt',
+			'category',
 		]);
 		expect(clients[0]).toMatchObject({
 			id: due[0].id,
 			name: due[0].name,
 			nextReviewDate: due[0].nextReviewDate,
-			lastModifiedAt: due[0].lastModifiedAt,
 		});
 	});
 
@@ -217,6 +216,13 @@ describe('the AI assistant example, through a real MCP client', () => {
 		const found = await answer<FlatClient>('Clients_changed_since', { since, limit: 5 });
 
 		expect(found.map((one) => one.id)).toEqual(changed.slice(0, 5).map((listed) => listed.id));
+		// Output: Selected Fields, with when each client last changed.
+		expect(found.map((one) => one.lastModifiedAt)).toEqual(changed.slice(0, 5).map((listed) => listed.lastModifiedAt));
+		expect(Object.keys(found[0]).sort()).toEqual(
+			['amlDeterminationStatus', 'category', 'id', 'lastModifiedAt', 'name', 'nextReviewDate', 'referenceNumber', 'state'].filter(
+				(field) => field in (changed[0] as unknown as Record<string, unknown>),
+			),
+		);
 	});
 
 	test('Create_individual_client, Get_client, Update_review_date_or_partner: a prospect with its partner by name', async () => {
@@ -256,6 +262,31 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(company).toMatchObject({ name: 'Copper Kettle Cafes Ltd', category: 'ORGANISATION', state: 'EXISTING', partner: null });
 		expect(await serviceRequest('GET', `/clients/${company.id}`)).toMatchObject({ name: 'Copper Kettle Cafes Ltd' });
+	});
+
+	test('the tools are Compliance Records nodes of version 2, and Get_client takes the client ID from $fromAI in the Client picker', async () => {
+		const example = e2e().demo.examples.find((candidate) => candidate.file === 'ai-assistant-mcp.json')!;
+		const rest = await signedIn();
+		const published = await rest.request<{ nodes: Array<{ name: string; type: string; typeVersion: number; parameters: Record<string, unknown> }> }>(
+			'GET',
+			`/workflows/${example.id}`,
+		);
+		const tools = published.nodes.filter((node) => node.type === 'CUSTOM.complianceRecordsTool');
+		expect(tools.map((node) => node.typeVersion)).toEqual(TOOLS.map(() => 2));
+		expect(tools.find((node) => node.name === 'Get client')?.parameters.clientId).toEqual({
+			__rl: true,
+			mode: 'id',
+			value: expect.stringContaining("$fromAI('clientId'"),
+		});
+		const [, second] = await everyClient();
+
+		const before = (await sandboxRequests()).length;
+		const got = await answer<FlatClient>('Get_client', { clientId: second.id });
+		const received = (await sandboxRequests()).slice(before).filter((request) => request.path !== '/clients');
+
+		expect(got).toEqual([expect.objectContaining({ id: second.id, name: second.name })]);
+		// The published triggers of the other examples may list clients meanwhile; the tool read one client.
+		expect(received.map((request) => `${request.method} ${request.path}`)).toEqual([`GET /clients/${second.id}`]);
 	});
 
 	test('a bad argument is a clear tool error, and the server keeps serving', async () => {

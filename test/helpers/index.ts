@@ -4,7 +4,8 @@
  * re-implemented here; only what n8n's server would supply (node registry, credential store,
  * a workflow around the node) is.
  *
- * - `runNode` executes a node with WorkflowExecute; `loadOptions` fills a dropdown.
+ * - `runNode` executes a node with WorkflowExecute; `loadOptions` fills a dropdown; `listSearch`
+ *   is one call of a resource locator's list (a search, a page as the user scrolls).
  * - `createPoller` runs a polling trigger with PollTriggerExecutor and persistent static data.
  * - `CredentialStore` / `credentialsFor(sandbox)` hold credentials; `connectOAuth2` performs the
  *   PKCE connection with n8n's OAuth2 client; `testCredential` is the credential "Test" button.

@@ -6,6 +6,7 @@ import type {
 	IRun,
 	INode,
 	INodeExecutionData,
+	INodeListSearchResult,
 	INodeParameters,
 	INodePropertyOptions,
 	INodeType,
@@ -96,18 +97,39 @@ export async function runNode(
 	};
 }
 
-/** Fills a dropdown the way the editor asks n8n to: the node's `loadOptions` method in a LoadOptionsContext. */
-export async function loadOptions(
-	method: string,
-	options: NodeUnderTest,
-): Promise<INodePropertyOptions[]> {
+/** The context n8n's server gives a node's methods when the editor asks it to fill a list. */
+function editorRequestContext(options: NodeUnderTest) {
 	const node = nodeUnderTest(options);
 	const nodeTypes = options.nodeTypes ?? defaultNodeTypes();
 	const workflow = workflowWith(node, nodeTypes);
 	const additionalData = additionalDataFor(options.credentials, 'internal', {} as never);
 	additionalData.currentNodeParameters = node.parameters;
 	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
-	const loader = nodeTypes.getByNameAndVersion(node.type).methods?.loadOptions?.[method];
+	return { context, methods: nodeTypes.getByNameAndVersion(node.type).methods };
+}
+
+/** Fills a dropdown the way the editor asks n8n to: the node's `loadOptions` method in a LoadOptionsContext. */
+export async function loadOptions(
+	method: string,
+	options: NodeUnderTest,
+): Promise<INodePropertyOptions[]> {
+	const { context, methods } = editorRequestContext(options);
+	const loader = methods?.loadOptions?.[method];
 	if (!loader) throw new UnexpectedError(`The node has no loadOptions method "${method}"`);
 	return await loader.call(context);
+}
+
+/**
+ * One call of a resource locator's list, as the editor asks n8n for it when the list opens, when
+ * the user types a search (`filter`) and when they scroll to its end (`paginationToken`, from the
+ * call before): the node's `listSearch` method in a LoadOptionsContext.
+ */
+export async function listSearch(
+	method: string,
+	options: NodeUnderTest & { filter?: string; paginationToken?: string },
+): Promise<INodeListSearchResult> {
+	const { context, methods } = editorRequestContext(options);
+	const search = methods?.listSearch?.[method];
+	if (!search) throw new UnexpectedError(`The node has no listSearch method "${method}"`);
+	return await search.call(context, options.filter, options.paginationToken);
 }

@@ -50,17 +50,17 @@ export async function createClient(sandbox: ServiceAccess, lastName: string): Pr
 	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
 }
 
-/** Every client of the main firm as the list gives it, in list (creation) order. */
-export async function listAll(sandbox: ServiceAccess): Promise<IDataObject[]> {
-	const clients: IDataObject[] = [];
+/** Every client of the main firm (or every record of another list: `/individuals`), in list (creation) order. */
+export async function listAll(sandbox: ServiceAccess, path = '/clients'): Promise<IDataObject[]> {
+	const records: IDataObject[] = [];
 	let cursor: string | undefined;
 	do {
 		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
-		const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(sandbox, `/clients?${query}`);
-		clients.push(...page.data);
+		const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(sandbox, `${path}?${query}`);
+		records.push(...page.data);
 		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
 	} while (cursor);
-	return clients;
+	return records;
 }
 
 /** Every client id of the main firm, in list (creation) order. */

@@ -7,7 +7,9 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
+	INode,
 	INodeExecutionData,
+	INodeParameterResourceLocator,
 	INodePropertyRouting,
 	PreSendAction,
 } from 'n8n-workflow';
@@ -20,6 +22,7 @@ import { requestError, throwErrorStatus } from '../transport/errors';
 import { pages, type FetchPage, type ListPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
 import { outputStep, recordOutput } from './output';
+import { fieldNameOf, idInRecordUrl, type RecordParameter } from './records';
 import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './validation';
 
 /**
@@ -55,15 +58,19 @@ async function failOnErrorStatus(this: IExecuteSingleFunctions, items: INodeExec
 	return items;
 }
 
-/** The record an operation is about: what it is, the parameter holding its ID, that parameter's name. */
-export interface RecordParameter {
-	label: string;
-	parameter: string;
-	displayName: string;
+/**
+ * The ID the user gave for the record, whatever the node's version and the picker's mode. A URL
+ * is read here rather than by n8n's extractValue, whose refusal ("ERROR: Client parameter's value
+ * is invalid...") names no item and says nothing of what to paste.
+ */
+function recordIdOf(context: IExecuteSingleFunctions, record: RecordParameter): unknown {
+	// What n8n's extractValue takes for a picker's value: any object with a mode and a value.
+	const given = context.getNodeParameter(record.parameter, '') as Partial<INodeParameterResourceLocator>;
+	if (typeof given === 'object' && given?.mode === 'url') {
+		return idInRecordUrl(given.value, record, context.getNode(), context.getItemIndex());
+	}
+	return context.getNodeParameter(record.parameter, '', { extractValue: true });
 }
-
-const recordIdOf = (context: IExecuteSingleFunctions, record: RecordParameter) =>
-	context.getNodeParameter(record.parameter, '', { extractValue: true });
 
 /** Whatever a request of an operation threw, as the error the user sees. */
 export async function explained(
@@ -81,7 +88,7 @@ export async function explained(
 		timeoutAdvice: TIMEOUT_ADVICE,
 		record: record && {
 			label: record.label,
-			parameter: record.displayName,
+			parameter: fieldNameOf(context.getNode(), record),
 			id: String(recordIdOf(context, record)).trim(),
 		},
 	});
@@ -90,7 +97,7 @@ export async function explained(
 /** The path of one record, its ID checked and URL-encoded so it cannot reach another path. */
 function recordUrl(collectionPath: string, record: RecordParameter): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-		const id = checkId(recordIdOf(this, record), record.displayName, {
+		const id = checkId(recordIdOf(this, record), fieldNameOf(this.getNode(), record), {
 			node: this.getNode(),
 			itemIndex: this.getItemIndex(),
 		});
@@ -156,15 +163,20 @@ export function routedPages(
 	return async ({ limit, cursor }) => {
 		const qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
 		const [answer] = await context.makeRoutingRequest(routedRequest(requestData, { qs }));
-		const page = answer?.json as unknown as ListPage | undefined;
-		if (!Array.isArray(page?.data)) {
-			throw new NodeOperationError(context.getNode(), 'The service answered a list request with something that is not a list', {
-				itemIndex: context.getItemIndex(),
-				description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
-			});
-		}
-		return page;
+		return listPageOf(context.getNode(), answer?.json, context.getItemIndex());
 	};
+}
+
+/** A list answer as the paging loop reads it; anything else comes from another address than the service's API. */
+export function listPageOf(node: INode, answer: unknown, itemIndex?: number): ListPage {
+	const page = answer as ListPage | undefined;
+	if (!Array.isArray(page?.data)) {
+		throw new NodeOperationError(node, 'The service answered a list request with something that is not a list', {
+			itemIndex,
+			description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
+		});
+	}
+	return page;
 }
 
 /**

@@ -67,6 +67,26 @@ describe('Compliance Records node description', () => {
 		expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
 	});
 
+	it.each([
+		['client', 'get', 'clientId'],
+		['client', 'update', 'clientId'],
+		['individual', 'get', 'individualId'],
+		['individual', 'update', 'individualId'],
+	])('%s > %s: version 2 (new nodes) picks the record, From List first; 1 and 1.1 keep the ID as text', (resource, operation, name) => {
+		expect(shown({ resource, operation }, 2)[name]).toEqual({ __rl: true, mode: 'list', value: '' });
+		expect(shown({ resource, operation }, 1.1)[name]).toBe('');
+		expect(shown({ resource, operation }, 1)[name]).toBe('');
+		const field = (typeVersion: number) =>
+			description.properties.find(
+				(property) =>
+					property.name === name &&
+					NodeHelpers.displayParameter({ resource, operation }, property, { typeVersion }, description),
+			);
+		expect(field(2)).toMatchObject({ displayName: name === 'clientId' ? 'Client' : 'Individual', type: 'resourceLocator' });
+		expect(field(2)?.modes?.map((mode) => mode.displayName)).toEqual(['From List', 'By URL', 'By ID']);
+		expect(field(1.1)).toMatchObject({ displayName: name === 'clientId' ? 'Client ID' : 'Individual ID', type: 'string' });
+	});
+
 	it('Return All hides Limit', () => {
 		expect(shown({ resource: 'client', operation: 'getAll', returnAll: true })).not.toHaveProperty('limit');
 	});
@@ -128,5 +148,12 @@ describe('Compliance Records node description', () => {
 		const named = JSON.stringify(description.properties).match(/"loadOptionsMethod":"(\w+)"/g) ?? [];
 		const methods = new Set(named.map((match) => match.split('"')[3]));
 		expect([...methods].sort()).toEqual(Object.keys(node.methods.loadOptions).sort());
+	});
+
+	it('has a list search for every record picker', () => {
+		const named = JSON.stringify(description.properties).match(/"searchListMethod":"(\w+)"/g) ?? [];
+		const methods = new Set(named.map((match) => match.split('"')[3]));
+		expect([...methods].sort()).toEqual(Object.keys(node.methods.listSearch).sort());
+		expect(methods.size).toBe(2);
 	});
 });

@@ -1,16 +1,20 @@
-import { forOperation, outputFields, recordIdField } from '../../actions/fields';
+import { forOperation, outputFields, recordFields } from '../../actions/fields';
+import type { RecordParameter } from '../../actions/records';
 import { recordRouting } from '../../actions/routing';
 
-/** The client an operation is about: named in "not found" errors. */
-export const clientRecord = { label: 'Client', parameter: 'clientId', displayName: 'Client ID' };
+/** The client an operation is about, picked by the user and named in errors. */
+export const clientRecord: RecordParameter = {
+	label: 'Client',
+	one: 'a client',
+	parameter: 'clientId',
+	idFieldName: 'Client ID',
+	collection: 'clients',
+	searchListMethod: 'searchClients',
+};
 
 /** GET /clients/{id}: the full client, with its entity, assignments and services. */
 export const routing = recordRouting({ method: 'GET', path: '/clients', record: clientRecord, kind: 'client' });
 
-export const clientIdField = recordIdField(
-	'Client ID',
-	'clientId',
-	"The client's ID, as in the ID field of Get Many or Create output",
-);
+export const clientFields = recordFields(clientRecord, "The client's ID, as in the ID field of Get Many or Create output");
 
-export const description = forOperation('client', 'get', [clientIdField, ...outputFields('client')]);
+export const description = forOperation('client', 'get', [...clientFields, ...outputFields('client')]);

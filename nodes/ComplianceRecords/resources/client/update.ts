@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { clientAssignmentFields, forOperation, outputFields, updateFieldsCollection } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 import type { ClearableFields } from '../../actions/validation';
-import { clientIdField, clientRecord } from './get';
+import { clientFields, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
 export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord, kind: 'client' });
@@ -18,7 +18,7 @@ const clearable: ClearableFields = [
 ];
 
 const properties: INodeProperties[] = [
-	clientIdField,
+	...clientFields,
 	updateFieldsCollection(
 		[
 			...clientAssignmentFields('updateFields'),

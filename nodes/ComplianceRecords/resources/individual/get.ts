@@ -1,8 +1,16 @@
-import { forOperation, outputFields, recordIdField } from '../../actions/fields';
+import { forOperation, outputFields, recordFields } from '../../actions/fields';
+import type { RecordParameter } from '../../actions/records';
 import { recordRouting } from '../../actions/routing';
 
-/** The individual an operation is about: named in "not found" errors. */
-export const individualRecord = { label: 'Individual', parameter: 'individualId', displayName: 'Individual ID' };
+/** The individual an operation is about, picked by the user and named in errors. */
+export const individualRecord: RecordParameter = {
+	label: 'Individual',
+	one: 'an individual',
+	parameter: 'individualId',
+	idFieldName: 'Individual ID',
+	collection: 'individuals',
+	searchListMethod: 'searchIndividuals',
+};
 
 /** GET /individuals/{id}. */
 export const routing = recordRouting({
@@ -12,10 +20,9 @@ export const routing = recordRouting({
 	kind: 'individual',
 });
 
-export const individualIdField = recordIdField(
-	'Individual ID',
-	'individualId',
+export const individualFields = recordFields(
+	individualRecord,
 	"The individual's ID; for a client of category Individual, the client's entity ID",
 );
 
-export const description = forOperation('individual', 'get', [individualIdField, ...outputFields('individual')]);
+export const description = forOperation('individual', 'get', [...individualFields, ...outputFields('individual')]);

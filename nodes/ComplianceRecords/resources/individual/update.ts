@@ -7,7 +7,7 @@ import {
 } from '../../actions/fields';
 import { recordRouting } from '../../actions/routing';
 import type { ClearableFields } from '../../actions/validation';
-import { individualIdField, individualRecord } from './get';
+import { individualFields, individualRecord } from './get';
 
 /** PATCH /individuals/{id}: only the fields given are sent. */
 export const routing = recordRouting({
@@ -26,7 +26,7 @@ const clearable: ClearableFields = [
 ];
 
 export const description = forOperation('individual', 'update', [
-	individualIdField,
+	...individualFields,
 	updateFieldsCollection(
 		[
 			textField('First Name', 'firstName', 'firstName'),

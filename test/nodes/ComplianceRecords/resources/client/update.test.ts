@@ -1,4 +1,4 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameterResourceLocator, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
 import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
@@ -122,6 +122,45 @@ describe('Client > Update', () => {
 		const run = await update(ids[0], updateFields);
 
 		expect(run.error?.message).toBe(`${message} [item 0]`);
+		expect(sandbox().requests()).toEqual([]);
+	});
+});
+
+describe('Client > Update, version 2: the client picked', () => {
+	const updatePicked = (clientId: INodeParameterResourceLocator, input?: IDataObject[]) =>
+		runNode({
+			credentials: credentials(),
+			typeVersion: 2,
+			parameters: { resource: 'client', operation: 'update', clientId, updateFields: { referenceNumber: 'R-0-v2' } },
+			input,
+		});
+
+	it.each([
+		['From List', (id: string) => ({ __rl: true, mode: 'list', value: id, cachedResultName: 'A client' })],
+		['By URL (its API URL)', (id: string) => ({ __rl: true, mode: 'url', value: `${sandbox().baseUrl}/clients/${id}` })],
+		['By ID', (id: string) => ({ __rl: true, mode: 'id', value: id })],
+	] satisfies Array<[string, (id: string) => INodeParameterResourceLocator]>)('updates the client picked %s', async (_mode, pick) => {
+		const { ids } = await setUp();
+
+		const run = await updatePicked(pick(ids[2]));
+
+		expect(run.error).toBeUndefined();
+		expectReceived(sandbox().requests()[0], {
+			method: 'PATCH',
+			path: `/clients/${ids[2]}`,
+			bearer: sandbox().apiKey,
+			body: { referenceNumber: 'R-0-v2' },
+		});
+		expect(run.json).toEqual([expect.objectContaining({ id: ids[2], referenceNumber: 'R-0-v2' })]);
+	});
+
+	it("changes nothing for an individual's URL given by expression: 'Client' is named", async () => {
+		const { ids } = await setUp();
+		const url = `${sandbox().baseUrl}/individuals/${ids[0]}`;
+
+		const run = await updatePicked({ __rl: true, mode: 'url', value: '={{ $json.url }}' }, [{ url }]);
+
+		expect(run.error?.message).toBe(`'Client' "${url}" is not the URL of a client [item 0]`);
 		expect(sandbox().requests()).toEqual([]);
 	});
 });

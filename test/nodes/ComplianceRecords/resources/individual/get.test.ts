@@ -1,8 +1,8 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameterResourceLocator } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
 import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
-import { serviceGet } from '../../../../helpers/serviceApi';
+import { listAll, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 6 });
 
@@ -28,5 +28,38 @@ describe('Individual > Get', () => {
 
 		expect(run.error?.message).toBe(`Individual "ind/404" was not found: ${answeredMessage(sandbox())} [item 0]`);
 		expect(sandbox().requests()[0].url).toBe('/individuals/ind%2F404');
+	});
+});
+
+describe('Individual > Get, version 2: the individual picked From List, By URL or By ID', () => {
+	const getPicked = (individualId: INodeParameterResourceLocator) =>
+		runNode({ credentials: credentials(), typeVersion: 2, parameters: { resource: 'individual', operation: 'get', individualId } });
+
+	it('gets the individual picked each way, and names the field Individual', async () => {
+		const [first, second] = await listAll(sandbox(), '/individuals');
+		const links = (individual: IDataObject) => individual.links as { self: string; web: string };
+		const client = (await listAll(sandbox()))[0];
+		sandbox().clearRequests();
+
+		const runs = [
+			await getPicked({ __rl: true, mode: 'list', value: first.id as string, cachedResultName: 'Someone' }),
+			await getPicked({ __rl: true, mode: 'url', value: links(second).web }),
+			await getPicked({ __rl: true, mode: 'url', value: links(first).self }),
+			await getPicked({ __rl: true, mode: 'id', value: second.id as string }),
+		];
+		const clientUrl = await getPicked({ __rl: true, mode: 'url', value: `={{ "${links(client).web}" }}` });
+		const missing = await getPicked({ __rl: true, mode: 'id', value: 'ind-404' });
+
+		expect(runs.map((run) => run.error)).toEqual([undefined, undefined, undefined, undefined]);
+		expect(runs.map((run) => run.json[0].id)).toEqual([first.id, second.id, first.id, second.id]);
+		expect(clientUrl.error?.message).toBe(`'Individual' "${links(client).web}" is not the URL of an individual [item 0]`);
+		expect(missing.error?.message).toBe(`Individual "ind-404" was not found: ${answeredMessage(sandbox())} [item 0]`);
+		expect(sandbox().requests().map((request) => request.url)).toEqual([
+			`/individuals/${String(first.id)}`,
+			`/individuals/${String(second.id)}`,
+			`/individuals/${String(first.id)}`,
+			`/individuals/${String(second.id)}`,
+			'/individuals/ind-404',
+		]);
 	});
 });

@@ -2,7 +2,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
 import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
-import { serviceGet } from '../../../../helpers/serviceApi';
+import { listAll, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 6 });
 
@@ -77,5 +77,40 @@ describe('Individual > Update', () => {
 
 		expect(run.error?.message).toBe(`${message} [item 0]`);
 		expect(sandbox().requests()).toEqual([]);
+	});
+});
+
+describe('Individual > Update, version 2: the individual picked', () => {
+	it("updates the individual whose web URL is pasted, and refuses a client's URL", async () => {
+		const [individual] = await listAll(sandbox(), '/individuals');
+		const { web } = individual.links as { web: string };
+		sandbox().clearRequests();
+		const updatePicked = (value: string) =>
+			runNode({
+				credentials: credentials(),
+				typeVersion: 2,
+				parameters: {
+					resource: 'individual',
+					operation: 'update',
+					individualId: { __rl: true, mode: 'url', value },
+					updateFields: { middleName: 'Ann' },
+				},
+			});
+
+		const updated = await updatePicked(web);
+		const refused = await updatePicked('={{ "https://app.example.com/clients/" + "abc" }}');
+
+		expect(updated.error).toBeUndefined();
+		expect(refused.error?.message).toBe(`'Individual' "https://app.example.com/clients/abc" is not the URL of an individual [item 0]`);
+		expect(sandbox().requests()).toHaveLength(1); // the update's, none for the client's URL
+		expectReceived(sandbox().requests()[0], {
+			method: 'PATCH',
+			path: `/individuals/${String(individual.id)}`,
+			bearer: sandbox().apiKey,
+			body: { middleName: 'Ann' },
+		});
+		expect(updated.json).toEqual([expect.objectContaining({ id: individual.id })]);
+		const stored = await serviceGet<{ data: IDataObject }>(sandbox(), `/individuals/${String(individual.id)}`);
+		expect(stored.data.middleName).toBe('Ann');
 	});
 });

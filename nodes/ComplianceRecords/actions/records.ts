@@ -1,0 +1,61 @@
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/**
+ * The record an operation reads or changes (a client, an individual), and how the user names it:
+ * a plain ID field in node versions 1 and 1.1, a picker (From List, By URL, By ID) from version 2
+ * on. Both are the same parameter, so the routing reads the ID one way whatever the version.
+ */
+
+export interface RecordParameter {
+	/** What the record is, e.g. 'Client': the name of its picker, and the word of "not found" errors. */
+	label: string;
+	/** The record with its article, for messages: 'a client'. */
+	one: string;
+	/** The parameter holding it in every version, e.g. 'clientId'. */
+	parameter: string;
+	/** The name of the plain ID field of versions 1 and 1.1, e.g. 'Client ID'. */
+	idFieldName: string;
+	/** The collection its URLs end in, before the ID: 'clients' for `.../clients/<id>`. */
+	collection: string;
+	/** The node's `methods.listSearch` method that fills From List. */
+	searchListMethod: string;
+}
+
+/** The node version from which a record is picked (versions 1 and 1.1 keep their plain ID field). */
+export const PICKER_VERSION = 2;
+
+/** The name of the record's field in this node's version, as the user sees it and errors name it. */
+export const fieldNameOf = (node: INode, record: RecordParameter) =>
+	node.typeVersion >= PICKER_VERSION ? record.label : record.idFieldName;
+
+/**
+ * A record's web URL (`links.web`, on whatever host the service's web app has) or API URL
+ * (`links.self`): any http(s) URL whose path ends in `/<collection>/<id>`, with or without a
+ * trailing slash, query or fragment. The one group is the ID as it appears in the URL.
+ */
+export const recordUrlPattern = (record: RecordParameter) =>
+	`^\\s*https?://[^\\s/?#]+(?:/[^\\s?#]*)?/${record.collection}/([^\\s/?#]+)/?(?:[?#]\\S*)?\\s*$`;
+
+/**
+ * The ID in a record URL, percent-escapes decoded; a URL that is not one of the record's (another
+ * kind of record, another path, not a URL) is refused naming the field, before anything is sent.
+ */
+export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode, itemIndex: number): string {
+	const given = typeof url === 'string' ? url.trim() : String(url ?? '');
+	const found = new RegExp(recordUrlPattern(record)).exec(given);
+	let id: string | undefined;
+	try {
+		id = found ? decodeURIComponent(found[1]) : undefined;
+	} catch {
+		id = undefined; // a malformed percent-escape: not a URL the service gave
+	}
+	if (id === undefined) {
+		const field = fieldNameOf(node, record);
+		throw new NodeOperationError(node, `'${field}' "${given}" is not the URL of ${record.one} [item ${itemIndex}]`, {
+			itemIndex,
+			description: `Paste the web address or API URL of ${record.one}: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
+		});
+	}
+	return id;
+}

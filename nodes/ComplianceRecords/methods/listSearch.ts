@@ -1,0 +1,95 @@
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+
+import { listPageOf } from '../actions/routing';
+import { pages } from '../transport/paging';
+import { serviceRequest } from '../transport/request';
+
+/**
+ * The From List mode of the Client and Individual pickers: the firm's records by name, a page of
+ * 200 per call as the user scrolls (n8n's `paginationToken` is the service's cursor). The service
+ * cannot filter its lists by name, so a search reads pages and keeps the records whose name
+ * matches, until it has more than fill the list or has read its share of pages.
+ * Cost on a 100,000-client firm: at most 5 requests per call, 101 calls to search the whole firm.
+ */
+
+/** The most pages of 200 one call reads; the next call goes on from where it stopped. */
+export const PAGES_PER_CALL = 5;
+
+/**
+ * Matches that fill the editor's list (it shows about 7) and make it scroll: n8n asks for the
+ * next call only when the user scrolls to the end of the list.
+ */
+export const SCREENFUL = 20;
+
+/** Lower case, accents removed, split into words of letters and digits. */
+const wordsOf = (text: string) =>
+	text
+		.normalize('NFD')
+		.replace(/\p{M}/gu, '')
+		.toLowerCase()
+		.split(/[^\p{L}\p{N}]+/u)
+		.filter((word) => word !== '');
+
+/** Every word typed begins a word of the name, in any order and case: "ev wal" finds "Walker & Evans". */
+function matches(name: string, typed: string[]): boolean {
+	const nameWords = wordsOf(name);
+	return typed.every((word) => nameWords.some((nameWord) => nameWord.startsWith(word)));
+}
+
+/** One call of a list search over a collection: a page as it comes, or the matches of up to PAGES_PER_CALL pages. */
+async function searchList(
+	context: ILoadOptionsFunctions,
+	path: string,
+	itemOf: (record: IDataObject) => INodeListSearchItems,
+	filter: string | undefined,
+	paginationToken: string | undefined,
+): Promise<INodeListSearchResult> {
+	const typed = wordsOf(filter ?? '');
+	const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
+		const qs = { limit, ...(cursor !== undefined && { cursor }) };
+		return listPageOf(context.getNode(), (await serviceRequest.call(context, { method: 'GET', url: path, qs })).body);
+	};
+	const results: INodeListSearchItems[] = [];
+	let next: string | undefined;
+	let pagesRead = 0;
+	for await (const page of pages(fetchPage, { from: paginationToken || undefined })) {
+		for (const item of page.records.map(itemOf)) {
+			if (matches(item.name, typed)) results.push(item);
+		}
+		next = page.next;
+		pagesRead += 1;
+		if (results.length >= SCREENFUL || pagesRead === PAGES_PER_CALL) break;
+	}
+	return { results, paginationToken: next };
+}
+
+const webUrl = (record: IDataObject) => (record.links as IDataObject | undefined)?.web as string | undefined;
+
+const given = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/** A client by its name, and its reference number when it has one: two clients may share a name. */
+function clientItem(client: IDataObject): INodeListSearchItems {
+	const reference = given(client.referenceNumber) ? ` (${client.referenceNumber})` : '';
+	return { name: `${String(client.name)}${reference}`, value: String(client.id), url: webUrl(client) };
+}
+
+function individualItem(individual: IDataObject): INodeListSearchItems {
+	const name = [individual.firstName, individual.middleName, individual.lastName].filter(given).join(' ');
+	return { name, value: String(individual.id), url: webUrl(individual) };
+}
+
+export async function searchClients(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList(this, '/clients', clientItem, filter, paginationToken);
+}
+
+export async function searchIndividuals(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchList(this, '/individuals', individualItem, filter, paginationToken);
+}
