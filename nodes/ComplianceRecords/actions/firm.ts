@@ -40,7 +40,7 @@ const staffName = (member: StaffMember) => `${member.firstName} ${member.lastNam
 /** The firm record of the current execution, read once for all its items (per node: two nodes may use two firms). */
 const firmOfThisRun = (context: IExecuteSingleFunctions) => sharedInExecution(context, 'firm', async () => await fetchFirm(context));
 
-export interface Choice {
+interface Choice {
 	id: string;
 	name: string;
 	/** Shown under the name in a dropdown. */
@@ -105,7 +105,7 @@ const namesOf = (choices: Choice[]) =>
  * it is (any case and spacing); else the one choice all of whose name's words include the
  * value's words ("Shah" for Priya Shah). None or several: an error listing the names to use.
  */
-export function resolveReference(
+function resolveReference(
 	value: string,
 	reference: FirmReference,
 	firm: Firm,

@@ -183,7 +183,7 @@ export function listPageOf(node: INode, answer: unknown, itemIndex?: number): Li
  * Which records of a list to keep, decided by the node's parameters before the first page (so
  * their mistakes are reported before any request); undefined keeps every record.
  */
-export type ListFilter = (this: IExecuteSingleFunctions) => ((record: IDataObject) => boolean) | undefined;
+type ListFilter = (this: IExecuteSingleFunctions) => ((record: IDataObject) => boolean) | undefined;
 
 const PLURAL: Partial<Record<RecordKind, string>> = {
 	clientListItem: 'clients',

@@ -16,7 +16,7 @@ import { calendarDate } from '../trigger/reviewWindow';
  */
 
 /** Where a value came from, for the error: the node and the input item. */
-export interface InputPosition {
+interface InputPosition {
 	node: INode;
 	itemIndex: number;
 }
@@ -159,7 +159,7 @@ export function checkDate(value: unknown, label: string, timeZone: string, at: I
 }
 
 /** A date of birth: the service needs day, month and year together. */
-export function checkBirthDate(
+function checkBirthDate(
 	value: unknown,
 	label: string,
 	timeZone: string,
@@ -172,7 +172,7 @@ export function checkBirthDate(
 	return { day, month, year };
 }
 
-export function checkEmail(value: unknown, label: string, at: InputPosition): string {
+function checkEmail(value: unknown, label: string, at: InputPosition): string {
 	const email = text(value);
 	if (!/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(email)) {
 		invalid(at, `'${label}' is not a valid email address`, `Got "${email}". Enter an address such as jane.doe@example.com.`);
@@ -201,7 +201,7 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
  * A moment in time as the service's `date-time` (ISO 8601 in UTC). n8n's date picker gives a
  * wall-clock time with no zone; that is read in the workflow's time zone.
  */
-export function checkInstant(
+function checkInstant(
 	value: unknown,
 	label: string,
 	timeZone: string,

@@ -73,7 +73,7 @@ export function authenticationOf(context: ServiceContext): Authentication {
 	return context.getNodeParameter('authentication', 'apiKey') as Authentication;
 }
 
-export interface ServiceRequest {
+interface ServiceRequest {
 	method: IHttpRequestMethods;
 	/** Path below the base URL; IDs in it must already be URL-encoded. */
 	url: string;
@@ -86,7 +86,7 @@ export interface ServiceRequest {
 }
 
 /** A successful answer: its body, and its headers (names in lower case). */
-export interface ServiceResponse {
+interface ServiceResponse {
 	body: IDataObject;
 	headers: IDataObject;
 }

@@ -12,7 +12,7 @@ export interface Client extends IDataObject {
 }
 
 /** Every client a complete listing returned, once each, and when the poll saw them. */
-export interface Listing {
+interface Listing {
 	clients: Client[];
 	sightings: Sighting[];
 }
@@ -219,10 +219,10 @@ export interface ListedClient {
  * Handles one page, in list order; resolves false when it stopped part-way (the budget), after
  * handling a prefix of the page, so that the next poll lists the page again.
  */
-export type PageHandler = (clients: ListedClient[]) => Promise<boolean>;
+type PageHandler = (clients: ListedClient[]) => Promise<boolean>;
 
 /** A sweep after a poll: `complete` when the list ended, else what to save for the next poll. */
-export interface SweepProgress {
+interface SweepProgress {
 	complete: boolean;
 	sweep: Sweep;
 }

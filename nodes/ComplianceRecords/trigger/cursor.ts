@@ -106,7 +106,7 @@ export function rememberIn(seen: Seen, { clientId, eventTime }: HandledChange): 
 }
 
 /** The entries of `sets` kept by `keep`, in one seen set. */
-export function mergeSeen(
+function mergeSeen(
 	sets: Array<Seen | Iterable<HandledChange>>,
 	keep: (eventTime: number, key: string) => boolean,
 ): Seen {

@@ -8,7 +8,7 @@ import { listClients, type Client, type PollBudget } from './clients';
  * enough of them are the firm's newest. It never touches the trigger's saved state.
  */
 
-export const SAMPLE_SIZE = 5;
+const SAMPLE_SIZE = 5;
 
 const MINUTE = 60 * 1000;
 const SPANS_MS = [10 * MINUTE, 60 * MINUTE, 24 * 60 * MINUTE, 7 * 24 * 60 * MINUTE, 30 * 24 * 60 * MINUTE, 365 * 24 * 60 * MINUTE];

@@ -29,7 +29,7 @@ export function addDays(date: string, days: number): string {
 }
 
 /** Both bounds included, as YYYY-MM-DD (which compare correctly as strings). */
-export interface ReviewWindow {
+interface ReviewWindow {
 	from: string;
 	to: string;
 }

@@ -77,7 +77,7 @@ function encodeSweep(sweep: DecodedSweep, since: number | undefined): IDataObjec
  * the event (or review window) changed since, or data this package did not write. The caller
  * then starts over as on activation. Reads this version's format and the released 0.1.0 one.
  */
-export function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number): SavedState | undefined {
+function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number): SavedState | undefined {
 	if (typeof staticData !== 'object' || staticData === null) return undefined;
 	const data = staticData as IDataObject;
 	if ((data.version !== 1 && data.version !== VERSION) || data.event !== event) return undefined;

@@ -24,7 +24,7 @@ const personNames = (bodyPrefix: string): INodeProperties[] => [
 	textField('Last Name', 'lastName', `${bodyPrefix}lastName`, { required: true }),
 ];
 
-export interface NewClientFieldOptions {
+interface NewClientFieldOptions {
 	/** What Status does in the operation, when it is more than setting the new client's. */
 	statusDescription?: string;
 	/** Said under Entity Type, when the entity is not always used. */

@@ -51,7 +51,7 @@ export interface StreamState {
 	sweep?: StreamSweep;
 }
 
-export interface PollResult {
+interface PollResult {
 	emitted: Client[];
 	state: StreamState;
 }
