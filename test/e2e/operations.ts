@@ -28,8 +28,12 @@ export interface OperationsTarget {
 
 type Params = Record<string, unknown>;
 
-/** Nodes of the workflow: name → parameters; each runs after the trigger or after the node named. */
-const stepsFor = (reference: string, startedAt: string): Array<{ name: string; after?: string; parameters: Params }> => [
+/**
+ * Nodes of the workflow: name → parameters; each runs after the trigger or after the node named.
+ * `ownKey`: the step uses an API key of its own, so that its requests (Create or Update's listing)
+ * can be told apart in the request log from Get Many's.
+ */
+const stepsFor = (reference: string, startedAt: string): Array<{ name: string; after?: string; ownKey?: true; parameters: Params }> => [
 	{ name: 'Get firm', parameters: { resource: 'firm', operation: 'get' } },
 	{
 		name: 'Create individual',
@@ -77,6 +81,7 @@ const stepsFor = (reference: string, startedAt: string): Array<{ name: string; a
 	{
 		name: 'Create or update existing',
 		after: 'Update individual',
+		ownKey: true,
 		parameters: {
 			operation: 'upsert',
 			referenceNumber: `${reference}-B`,
@@ -142,6 +147,7 @@ export function describeEveryOperation(target: OperationsTarget): void {
 
 	beforeAll(async () => {
 		const credential = await target.newApiKeyCredential('action node e2e');
+		const ownKey = await target.newApiKeyCredential('action node e2e, Create or Update');
 		apiKey = credential.apiKey;
 		firm = (await serviceGet<{ data: typeof firm }>({ baseUrl: target.baseUrl(), apiKey }, '/firm')).data;
 		const nodes = [
@@ -153,7 +159,7 @@ export function describeEveryOperation(target: OperationsTarget): void {
 				typeVersion: 1,
 				position: [240 * (1 + stepDepth(step.name)), 160 * index],
 				parameters: { resource: 'client', ...step.parameters },
-				credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
+				credentials: { complianceRecordsApi: step.ownKey ? { id: ownKey.id, name: ownKey.name } : { id: credential.id, name: credential.name } },
 			})),
 		];
 		const connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }> = {};
