@@ -158,7 +158,7 @@ export function firmReferenceInBody(collection: string, reference: FirmReference
 		if (!isExpression(raw)) return requestOptions;
 		const firm = await firmOfThisRun(this);
 		const error = (message: string, description: string) =>
-			new NodeOperationError(this.getNode(), message, { itemIndex: this.getItemIndex(), description });
+			new NodeOperationError(this.getNode(), `${message} [item ${this.getItemIndex()}]`, { itemIndex: this.getItemIndex(), description });
 		const resolve = (one: unknown) => resolveReference(String(one), reference, firm, error);
 		body[reference.field] = Array.isArray(value) ? value.map(resolve) : resolve(value);
 		return requestOptions;

@@ -171,7 +171,8 @@ export function routedPages(
 export function listPageOf(node: INode, answer: unknown, itemIndex?: number): ListPage {
 	const page = answer as ListPage | undefined;
 	if (!Array.isArray(page?.data)) {
-		throw new NodeOperationError(node, 'The service answered a list request with something that is not a list', {
+		const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+		throw new NodeOperationError(node, `The service answered a list request with something that is not a list${item}`, {
 			itemIndex,
 			description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
 		});

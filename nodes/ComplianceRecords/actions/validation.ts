@@ -47,7 +47,7 @@ export function checkId(value: unknown, label: string, at: InputPosition): strin
 
 /**
  * The most items one run of a node can output: n8n-core's RoutingNode hands them on in one
- * spread call, which overflows the stack at about 120,000 (measured: docs/large-firms.md).
+ * spread call, which overflows the stack at about 120,000 (measured: docs/benchmarks.md, "Firms past n8n's item ceiling").
  */
 export const MAX_OUTPUT_ITEMS = 100_000;
 
