@@ -1,4 +1,4 @@
-// What is shipped (package.json, nodes/, credentials/), linted at least as strictly as n8n's
+// What is shipped (package.json, nodes/, credentials/, shared/: bundled into both), linted at least as strictly as n8n's
 // verification scanner lints a package's source (@n8n/scan-community-package, analyzePackage):
 // the package root's default config, its n8n Cloud rules also on the .js and .json files there
 // (codex files), as the scanner lints them, and eslint-disable comments ignored, as it ignores them.
@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 export default defineConfig(
 	config,
 	{
-		files: ['{nodes,credentials}/**/*.{js,json}'],
+		files: ['{nodes,credentials,shared}/**/*.{js,json}'],
 		extends: [n8nCommunityNodesPlugin.configs.recommended],
 		rules: { 'no-console': 'error' },
 	},
