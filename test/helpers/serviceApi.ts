@@ -9,6 +9,23 @@ import type { Sandbox } from 'compliance-records-sandbox';
  * end-to-end suite (its address and key). The one helper that calls the service in tests.
  */
 
+/** A client as the service answers it (spec §2.2): what tests compare the nodes' output with. */
+export interface ServiceClient extends IDataObject {
+	id: string;
+	name: string;
+	category: string;
+	state: string;
+	amlDeterminationStatus: string;
+	lastModifiedAt: string;
+	entity: { id: string };
+	referenceNumber?: string;
+	nextReviewDate?: string;
+	lastAmlDetermination?: { riskLevel: string };
+	partner?: { id: string; name: string };
+	manager?: { id: string; name: string };
+	businessUnit?: { id: string; name: string };
+}
+
 /** Where the service is and the API key to call it with. */
 export type ServiceAccess = Pick<Sandbox, 'baseUrl' | 'apiKey'>;
 

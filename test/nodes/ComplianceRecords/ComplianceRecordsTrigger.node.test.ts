@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ComplianceRecordsTrigger } from '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node';
 import { useSandbox } from '../../helpers/sandbox';
 import { createTriggerPoller, triggerRequests } from '../../helpers/trigger';
-import { listAll, serviceGet, touchClient } from '../../helpers/serviceApi';
+import { listAll, serviceGet, touchClient, type ServiceClient } from '../../helpers/serviceApi';
 
 /*
  * The trigger as the editor shows it, and "Fetch Test Event" (n8n runs the node in manual mode):
@@ -132,24 +132,8 @@ describe('Fetch Test Event', () => {
 });
 
 describe('Output: Simplified, Raw or Selected Fields', () => {
-	interface Reference {
-		name: string;
-	}
-	interface FullClient extends IDataObject {
-		id: string;
-		name: string;
-		category: string;
-		state: string;
-		amlDeterminationStatus: string;
-		referenceNumber?: string;
-		nextReviewDate?: string;
-		lastAmlDetermination?: { riskLevel: string };
-		partner?: Reference;
-		manager?: Reference;
-	}
-
 	/** A Simplified client as the README lists it: the list item's eight fields, partner and manager by name with a full client. */
-	const simplifiedClient = (client: FullClient, full: boolean) => ({
+	const simplifiedClient = (client: ServiceClient, full: boolean) => ({
 		id: client.id,
 		name: client.name,
 		referenceNumber: client.referenceNumber ?? null,
@@ -170,9 +154,9 @@ describe('Output: Simplified, Raw or Selected Fields', () => {
 	/** A client with a partner, a manager and a completed AML determination, changed after the trigger's activation. */
 	async function emittedChange(parameters: IDataObject, typeVersion?: number) {
 		const ids = (await listAll(busy.sandbox())).map((client) => client.id as string);
-		let assigned: FullClient | undefined;
+		let assigned: ServiceClient | undefined;
 		for (const id of ids.slice(100)) {
-			const { data } = await serviceGet<{ data: FullClient }>(busy.sandbox(), `/clients/${id}`);
+			const { data } = await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${id}`);
 			if (data.partner && data.manager && data.lastAmlDetermination) {
 				assigned = data;
 				break;
@@ -180,7 +164,7 @@ describe('Output: Simplified, Raw or Selected Fields', () => {
 		}
 		const poller = createTriggerPoller({ parameters: { event: 'clientModified', ...parameters }, credentials: busy.credentials(), typeVersion });
 		expect(await poller.poll()).toEqual([]);
-		const changed = (await touchClient(busy.sandbox(), assigned!.id)) as FullClient;
+		const changed = (await touchClient(busy.sandbox(), assigned!.id)) as ServiceClient;
 		return { changed, emitted: await poller.poll() };
 	}
 

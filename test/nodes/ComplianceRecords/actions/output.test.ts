@@ -5,7 +5,7 @@ import { NodeHelpers } from 'n8n-workflow';
 import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
 import { asAiTool, runNode, TestNodeTypes } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
-import { serviceGet } from '../../../helpers/serviceApi';
+import { serviceGet, type ServiceClient } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 60 });
 
@@ -25,29 +25,8 @@ const runTool = (parameters: INodeParameters, toolCall: IDataObject = {}, typeVe
 
 const stored = async <T = IDataObject>(path: string) => (await serviceGet<{ data: T }>(sandbox(), path)).data;
 
-interface Reference {
-	id: string;
-	name: string;
-}
-
-interface FullClient extends IDataObject {
-	id: string;
-	name: string;
-	category: string;
-	state: string;
-	amlDeterminationStatus: string;
-	lastModifiedAt: string;
-	entity: { id: string };
-	referenceNumber?: string;
-	nextReviewDate?: string;
-	lastAmlDetermination?: { riskLevel: string };
-	partner?: Reference;
-	manager?: Reference;
-	businessUnit?: Reference;
-}
-
 /** The flat record of a full client, field by field as the README lists it. */
-const flatClient = (client: FullClient) => ({
+const flatClient = (client: ServiceClient) => ({
 	id: client.id,
 	name: client.name,
 	category: client.category,
@@ -69,9 +48,9 @@ const oneLine = (address: unknown) => {
 	return lines.filter((line) => typeof line === 'string' && line !== '').join(', ') || null;
 };
 
-async function fullClients(): Promise<FullClient[]> {
+async function fullClients(): Promise<ServiceClient[]> {
 	const list = await stored<Array<{ id: string }>>('/clients?limit=60');
-	const clients = await Promise.all(list.map((item) => stored<FullClient>(`/clients/${item.id}`)));
+	const clients = await Promise.all(list.map((item) => stored<ServiceClient>(`/clients/${item.id}`)));
 	sandbox().clearRequests();
 	return clients;
 }
@@ -114,7 +93,7 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 	});
 
 	it('Client > Get Many: flat list items, without the partner, manager and business unit a list item lacks', async () => {
-		const listItems = await stored<Array<FullClient>>('/clients?limit=50');
+		const listItems = await stored<Array<ServiceClient>>('/clients?limit=50');
 		sandbox().clearRequests();
 
 		const result = await run({ resource: 'client', operation: 'getAll' });
@@ -152,7 +131,7 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 		});
 
 		expect([created.error, updated.error]).toEqual([undefined, undefined]);
-		const client = await stored<FullClient>(`/clients/${id}`);
+		const client = await stored<ServiceClient>(`/clients/${id}`);
 		expect(updated.json).toEqual([flatClient(client)]);
 		expect(created.json).toEqual([{ ...flatClient(client), partner: null, lastModifiedAt: expect.any(String) }]);
 		expect(created.json[0]).toMatchObject({ name: 'Jane Doe', state: 'PROSPECT', nextReviewDate: '2027-01-31' });
@@ -227,8 +206,8 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 			name: string;
 			mlroStaffId: string;
 			staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean; isReviewer: boolean }>;
-			businessUnits: Reference[];
-			services: Reference[];
+			businessUnits: Array<{ id: string; name: string }>;
+			services: Array<{ id: string; name: string }>;
 		}>('/firm');
 		sandbox().clearRequests();
 		const named = (members: typeof firm.staff) => members.map((member) => `${member.firstName} ${member.lastName}`);
@@ -255,7 +234,7 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 });
 
 /** What Simplify keeps of a full client from version 2 on: the ten fields most used, in that order. */
-const mostUsed = (client: FullClient) => {
+const mostUsed = (client: ServiceClient) => {
 	const flat = flatClient(client);
 	return {
 		id: flat.id,
@@ -272,7 +251,7 @@ const mostUsed = (client: FullClient) => {
 };
 
 /** A full client with every optional field set, and one with none of its assignments. */
-async function completeAndSparse(): Promise<[FullClient, FullClient]> {
+async function completeAndSparse(): Promise<[ServiceClient, ServiceClient]> {
 	const clients = await fullClients();
 	const complete = clients.find(
 		(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
@@ -308,7 +287,7 @@ describe('Simplify in version 2 (new nodes): at most 10 fields, the most used fi
 	});
 
 	it('Client > Get Many: the same but partner and manager, which a list item lacks', async () => {
-		const listItems = await stored<FullClient[]>('/clients?limit=50');
+		const listItems = await stored<ServiceClient[]>('/clients?limit=50');
 		sandbox().clearRequests();
 
 		const result = await run({ resource: 'client', operation: 'getAll' }, 2);
@@ -464,7 +443,7 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 	});
 
 	it('Selected Fields by expression, as a model may choose them: names separated by commas', async () => {
-		const listItems = await stored<FullClient[]>('/clients?limit=5');
+		const listItems = await stored<ServiceClient[]>('/clients?limit=5');
 
 		const result = await runTool(
 			{ resource: 'client', operation: 'getAll', limit: 5, output: 'fields', fields: "={{ $fromAI('fields') }}" },
