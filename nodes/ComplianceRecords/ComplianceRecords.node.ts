@@ -1,14 +1,14 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { authenticationProperty, serviceCredentials } from './authentication';
+import { requestDefaults } from './helpers/routing';
 import { searchClients, searchIndividuals } from './methods/listSearch';
 import { getBusinessUnits, getManagers, getPartners, getServices } from './methods/loadOptions';
-import { clientDescription } from './resources/client';
-import { firmDescription } from './resources/firm';
-import { individualDescription } from './resources/individual';
-import { organisationDescription } from './resources/organisation';
-import { authenticationProperty, serviceCredentials } from './authentication';
-import { requestDefaults } from './actions/routing';
+import { clientDescription } from './resources/client/index';
+import { firmDescription } from './resources/firm/index';
+import { individualDescription } from './resources/individual/index';
+import { organisationDescription } from './resources/organisation/index';
 
 export class ComplianceRecords implements INodeType {
 	description: INodeTypeDescription = {

@@ -7,23 +7,24 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { serviceCredentials } from './authentication';
-import { chosenOutput, outputFor } from './output';
-import { fetchFullClient, PollBudget, type Client } from './trigger/clients';
+import { authenticationProperty, serviceCredentials } from './authentication';
+import { calendarDate, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './helpers/dates';
+import { chosenOutput, outputFor } from './helpers/output';
+import { PollBudget } from './trigger/budget';
 import { triggerProperties } from './trigger/description';
-import { determinationCompletedAt, modifiedAt, pollChanges, type EventTime } from './trigger/events/changes';
+import { determinationCompletedAt, type EventTime, modifiedAt, pollChanges } from './trigger/events/changes';
 import { pollReviewDue } from './trigger/events/reviewDue';
-import { latestEvents } from './trigger/manual';
-import { calendarDate, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './trigger/reviewWindow';
+import { type Client, fetchFullClient } from './trigger/listing';
 import {
 	activationCopyKey,
 	commitState,
 	generationOf,
 	keepActivationCopy,
-	stateToResume,
 	type SavedState,
+	stateToResume,
 	type TriggerEvent,
 } from './trigger/state';
+import { latestEvents } from './trigger/testEvent';
 
 const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> = {
 	clientModified: modifiedAt,
@@ -53,7 +54,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: serviceCredentials,
-		properties: triggerProperties,
+		properties: [authenticationProperty, ...triggerProperties],
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

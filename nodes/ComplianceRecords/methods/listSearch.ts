@@ -1,7 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { listPageOf } from '../actions/routing';
-import { pages } from '../transport/paging';
+import { PAGES_PER_SEARCH } from '../helpers/records';
+import { listPageOf, pages } from '../transport/paging';
 import { serviceRequest } from '../transport/request';
 
 /**
@@ -11,9 +11,6 @@ import { serviceRequest } from '../transport/request';
  * matches, until it has more than fill the list or has read its share of pages.
  * Cost on a 100,000-client firm: at most 5 requests per call, 101 calls to search the whole firm.
  */
-
-/** The most pages of 200 one call reads; the next call goes on from where it stopped. */
-export const PAGES_PER_CALL = 5;
 
 /**
  * Matches that fill the editor's list (it shows about 7) and make it scroll: n8n asks for the
@@ -36,7 +33,7 @@ function matches(name: string, typed: string[]): boolean {
 	return typed.every((word) => nameWords.some((nameWord) => nameWord.startsWith(word)));
 }
 
-/** One call of a list search over a collection: a page as it comes, or the matches of up to PAGES_PER_CALL pages. */
+/** One call of a list search over a collection: a page as it comes, or the matches of up to PAGES_PER_SEARCH pages. */
 async function searchList(
 	context: ILoadOptionsFunctions,
 	path: string,
@@ -58,7 +55,7 @@ async function searchList(
 		}
 		next = page.next;
 		pagesRead += 1;
-		if (results.length >= SCREENFUL || pagesRead === PAGES_PER_CALL) break;
+		if (results.length >= SCREENFUL || pagesRead === PAGES_PER_SEARCH) break;
 	}
 	return { results, paginationToken: next };
 }

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { BUSINESS_UNIT, fetchFirm, MANAGER, PARTNER, SERVICE, type FirmReference } from '../actions/firm';
+import { BUSINESS_UNIT, fetchFirm, type FirmReference, MANAGER, PARTNER, SERVICE } from '../helpers/firm';
 
 /** The dropdowns of the client fields, all filled from GET /firm (spec §2.6), sorted by name. */
 async function optionsOf(context: ILoadOptionsFunctions, reference: FirmReference): Promise<INodePropertyOptions[]> {

@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 /** The service's largest page (spec §8): the fewest requests. */
 export const MAX_PAGE_SIZE = 200;
@@ -37,4 +38,17 @@ export async function* pages<T = IDataObject>(
 		cursor = page.data.length > 0 && page.meta?.next_cursor ? page.meta.next_cursor : undefined;
 		yield { records, next: cursor, total: typeof page.meta?.total === 'number' ? page.meta.total : undefined };
 	} while (cursor !== undefined && received < wanted);
+}
+
+/** A list answer as the paging loop reads it; anything else comes from another address than the service's API. */
+export function listPageOf(node: INode, answer: unknown, itemIndex?: number): ListPage {
+	const page = answer as ListPage | undefined;
+	if (!Array.isArray(page?.data)) {
+		const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+		throw new NodeOperationError(node, `The service answered a list request with something that is not a list${item}`, {
+			itemIndex,
+			description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
+		});
+	}
+	return page;
 }

@@ -13,8 +13,8 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { insecureUrlProblem, SERVICE_HEADERS, trimmedUrl } from '../../../shared/service';
-import { credentialTypeFor, type Authentication } from './credentials';
-import { requestError, throwErrorStatus, type ErrorContext, type RecordRef } from './errors';
+import { type Authentication, credentialTypeFor } from './credentials';
+import { type ErrorContext, type RecordRef, requestError, throwErrorStatus } from './errors';
 
 /**
  * How the package talks to the service: the rules every request gets, whichever path sends it

@@ -1,12 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { authenticationProperty } from '../authentication';
-import { REVIEW_DUE_WITHIN } from './reviewWindow';
-import { outputParameter, selectedFieldsParameter } from '../output';
+import { outputParameter, selectedFieldsParameter } from '../descriptions/outputFields';
+import { REVIEW_DUE_WITHIN } from '../helpers/dates';
 
-/** The trigger's parameters (n8n adds Poll Times itself to a polling node). */
+/** The trigger's parameters after 'Authentication' (n8n adds Poll Times itself to a polling node). */
 export const triggerProperties: INodeProperties[] = [
-	authenticationProperty,
 	{
 		displayName: 'Trigger On',
 		name: 'event',

@@ -1,9 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { CLIENT_KEY_LENGTH, decodeSeen, encodeSeen, type Seen } from './cursor';
+import { CLIENT_KEY_LENGTH } from './clientKeys';
+import { DueMemory } from './dueMemory';
 import type { StreamState, StreamSweep } from './events/changes';
 import type { ReviewState, ReviewSweep } from './events/reviewDue';
-import { DueMemory } from './reviewWindow';
+import { decodeSeen, encodeSeen, type Seen } from './watermark';
 
 /*
  * What the trigger keeps between polls: its state in the node's static data, and a copy of the

@@ -7,11 +7,11 @@ import {
 	clientAssignmentFields,
 	forOperation,
 	optionalFields,
-	outputFields,
 	personOptionalFields,
 	textField,
-} from '../../actions/fields';
-import { recordRouting } from '../../actions/routing';
+} from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import { recordRouting } from '../../helpers/routing';
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
 export const routing = recordRouting({ method: 'POST', path: '/clients', kind: 'client' });

@@ -1,6 +1,8 @@
-import { forOperation, outputFields, recordFields } from '../../actions/fields';
-import type { RecordParameter } from '../../actions/records';
-import { recordRouting } from '../../actions/routing';
+import { forOperation } from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import { recordFields } from '../../descriptions/recordLocator';
+import type { RecordParameter } from '../../helpers/records';
+import { recordRouting } from '../../helpers/routing';
 
 /** The client an operation is about, picked by the user and named in errors. */
 export const clientRecord: RecordParameter = {

@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { forOperation, outputFields, pagingFields } from '../../actions/fields';
-import { listRouting } from '../../actions/routing';
-import { instantInQuery } from '../../actions/validation';
-import { addDays, calendarDate, EARLIEST_DATE, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from '../../trigger/reviewWindow';
+import { forOperation, pagingFields } from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import { addDays, calendarDate, EARLIEST_DATE, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from '../../helpers/dates';
+import { instantInQuery } from '../../helpers/preSend';
+import { listRouting } from '../../helpers/routing';
 
 /**
  * The review filters, applied while paging (the service has no date filter): Review Due Within

@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { clientAssignmentFields, forOperation, outputFields, updateFieldsCollection } from '../../actions/fields';
-import { recordRouting } from '../../actions/routing';
-import type { ClearableFields } from '../../actions/validation';
+import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import type { ClearableFields } from '../../helpers/preSend';
+import { recordRouting } from '../../helpers/routing';
 import { clientFields, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */

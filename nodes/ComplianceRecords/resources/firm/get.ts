@@ -1,5 +1,6 @@
-import { forOperation, outputFields } from '../../actions/fields';
-import { recordRouting } from '../../actions/routing';
+import { forOperation } from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import { recordRouting } from '../../helpers/routing';
 
 /** GET /firm: the credential's firm with its services, business units and staff. */
 export const routing = recordRouting({ method: 'GET', path: '/firm', kind: 'firm' });

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { operationPicker } from '../../actions/fields';
+import { operationPicker } from '../../descriptions/fields';
 import * as get from './get';
 
 export const firmDescription: INodeProperties[] = [

@@ -1,12 +1,7 @@
-import {
-	forOperation,
-	outputFields,
-	personOptionalFields,
-	textField,
-	updateFieldsCollection,
-} from '../../actions/fields';
-import { recordRouting } from '../../actions/routing';
-import type { ClearableFields } from '../../actions/validation';
+import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import type { ClearableFields } from '../../helpers/preSend';
+import { recordRouting } from '../../helpers/routing';
 import { individualFields, individualRecord } from './get';
 
 /** PATCH /individuals/{id}: only the fields given are sent. */

@@ -1,5 +1,6 @@
-import { forOperation, outputFields, pagingFields } from '../../actions/fields';
-import { listRouting } from '../../actions/routing';
+import { forOperation, pagingFields } from '../../descriptions/fields';
+import { outputFields } from '../../descriptions/outputFields';
+import { listRouting } from '../../helpers/routing';
 
 /** GET /organisations: all pages or up to Limit. */
 export const routing = listRouting('/organisations', 'organisation');

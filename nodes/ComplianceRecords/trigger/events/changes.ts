@@ -1,19 +1,20 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
+import { COMMIT_LAG_MS } from '../../helpers/serviceTime';
+import type { PollBudget } from '../budget';
+import { clientKey } from '../clientKeys';
+import { type Client, serviceTime, sweep, type Sweep, timestampOf } from '../listing';
 import {
-	clientKey,
-	COMMIT_LAG_MS,
 	completeCursor,
+	type HandledChange,
 	isNewChange,
 	isReplayedChange,
 	rememberIn,
-	sweepFloor,
-	sweepSeenAfterStop,
-	type HandledChange,
 	type Seen,
 	type StreamCursor,
-} from '../cursor';
-import { serviceTime, sweep, timestampOf, type Client, type PollBudget, type Sweep } from '../clients';
+	sweepFloor,
+	sweepSeenAfterStop,
+} from '../watermark';
 
 /*
  * Client Created or Modified, and AML Determination Completed: one stream of modified clients

@@ -1,8 +1,10 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { watermarkAfter } from '../cursor';
-import { sweep, type Client, type PollBudget, type Sweep } from '../clients';
-import { calendarDate, DueMemory, reviewWindow } from '../reviewWindow';
+import { calendarDate, reviewWindow } from '../../helpers/dates';
+import { watermarkAfter } from '../../helpers/serviceTime';
+import type { PollBudget } from '../budget';
+import { DueMemory } from '../dueMemory';
+import { type Client, sweep, type Sweep } from '../listing';
 
 /* Review Due: a client whose nextReviewDate lies from today to today + N days (docs/trigger.md, "Review Due"). */
 

@@ -8,7 +8,8 @@ import type { IDataObject, INodeListSearchItems, INodeListSearchResult } from 'n
 import { listSearch } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { createClient, listAll } from '../../../helpers/serviceApi';
-import { PAGES_PER_CALL, SCREENFUL } from '../../../../nodes/ComplianceRecords/methods/listSearch';
+import { PAGES_PER_SEARCH } from '../../../../nodes/ComplianceRecords/helpers/records';
+import { SCREENFUL } from '../../../../nodes/ComplianceRecords/methods/listSearch';
 
 // 1,250 clients: six full pages of 200 and a last one of 50.
 const { sandbox, credentials } = useSandbox({ clients: 1250 });
@@ -94,12 +95,12 @@ describe('Client: From List', () => {
 		expect(byReference.map((item) => item.name)).toEqual(['Walker & Evans (HF-000010)']);
 	});
 
-	it(`reads at most ${PAGES_PER_CALL} pages a call: a rare name is found over several calls, each going on from the last`, async () => {
+	it(`reads at most ${PAGES_PER_SEARCH} pages a call: a rare name is found over several calls, each going on from the last`, async () => {
 		const rare = await createClient(sandbox(), 'Quennell'); // the last client of the list
 
 		const calls = await scrollToTheEnd('searchClients', 'quennell');
 
-		expect(calls.map((call) => call.cursors.length)).toEqual([PAGES_PER_CALL, 7 - PAGES_PER_CALL]);
+		expect(calls.map((call) => call.cursors.length)).toEqual([PAGES_PER_SEARCH, 7 - PAGES_PER_SEARCH]);
 		expect(calls.map((call) => call.result.results.map((item) => item.value))).toEqual([[], [rare.id]]);
 		expect(calls[1].cursors[0]).toBe(calls[0].result.paginationToken);
 		// Within a call, each page follows the one before: nothing is read twice, nothing skipped.
@@ -110,7 +111,7 @@ describe('Client: From List', () => {
 		const clients = await listAll(sandbox());
 		const trusts = clients.map(clientItem).filter((item) => found(item.name, 'family', 'trust'));
 		const pageOfTheScreenful = Math.ceil((clients.findIndex((client) => client.id === trusts[SCREENFUL - 1].value) + 1) / 200);
-		expect(pageOfTheScreenful).toBeLessThan(PAGES_PER_CALL);
+		expect(pageOfTheScreenful).toBeLessThan(PAGES_PER_SEARCH);
 
 		const calls = await scrollToTheEnd('searchClients', 'family trust');
 
@@ -118,7 +119,7 @@ describe('Client: From List', () => {
 		expect(calls[0].result.results).toEqual(trusts.slice(0, calls[0].result.results.length));
 		expect(calls[0].result.results.length).toBeGreaterThanOrEqual(SCREENFUL);
 		expect(every(calls)).toEqual(trusts);
-		expect(calls.every((call) => call.cursors.length <= PAGES_PER_CALL)).toBe(true);
+		expect(calls.every((call) => call.cursors.length <= PAGES_PER_SEARCH)).toBe(true);
 		expect(new Set(calls.flatMap((call) => call.cursors)).size).toBe(7); // every page once
 		expect(calls.flatMap((call) => call.cursors)).toHaveLength(7);
 	});

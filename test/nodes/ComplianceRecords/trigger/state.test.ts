@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { clientKey, COMMIT_LAG_MS } from '../../../../nodes/ComplianceRecords/trigger/cursor';
-import { addDays } from '../../../../nodes/ComplianceRecords/trigger/reviewWindow';
+import { addDays } from '../../../../nodes/ComplianceRecords/helpers/dates';
+import { COMMIT_LAG_MS } from '../../../../nodes/ComplianceRecords/helpers/serviceTime';
+import { clientKey } from '../../../../nodes/ComplianceRecords/trigger/clientKeys';
 import { useSandbox } from '../../../helpers/sandbox';
 import { createTriggerPoller } from '../../../helpers/trigger';
 import { clientIds, listAll, touchClient } from '../../../helpers/serviceApi';

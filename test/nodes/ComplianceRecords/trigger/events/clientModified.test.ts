@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type { IDataObject } from 'n8n-workflow';
 
-import { COMMIT_LAG_MS } from '../../../../../nodes/ComplianceRecords/trigger/cursor';
+import { COMMIT_LAG_MS } from '../../../../../nodes/ComplianceRecords/helpers/serviceTime';
 import { FIRST_POLL_LOOKBACK_MS } from '../../../../../nodes/ComplianceRecords/trigger/events/changes';
 import { useSandbox } from '../../../../helpers/sandbox';
 import { createTriggerPoller, pageHookProxy, triggerRequests } from '../../../../helpers/trigger';

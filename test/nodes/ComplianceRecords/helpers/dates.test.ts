@@ -2,6 +2,7 @@ import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow
 import { NodeHelpers } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { addDays, calendarDate, isInWindow, reviewWindow } from '../../../../nodes/ComplianceRecords/helpers/dates';
 import { runNode } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { serviceGet } from '../../../helpers/serviceApi';
@@ -12,6 +13,39 @@ import { serviceGet } from '../../../helpers/serviceApi';
  * Every version takes a date, any ISO 8601 date-time and an expression's DateTime or Date, and
  * sends the calendar date the value carries.
  */
+
+describe('calendarDate', () => {
+	it("is the date in the workflow's time zone", () => {
+		const instant = Date.parse('2026-11-21T23:30:00Z');
+		expect(calendarDate(instant, 'UTC')).toBe('2026-11-21');
+		expect(calendarDate(instant, 'Asia/Tokyo')).toBe('2026-11-22');
+		expect(calendarDate(instant, 'America/New_York')).toBe('2026-11-21');
+	});
+});
+
+describe('the review window', () => {
+	it('runs from today to today + N days, both included', () => {
+		const window = reviewWindow('2026-11-21', 30);
+		expect(window).toEqual({ from: '2026-11-21', to: '2026-12-21' });
+		expect(isInWindow(window, '2026-11-21')).toBe(true);
+		expect(isInWindow(window, '2026-12-21')).toBe(true);
+		expect(isInWindow(window, '2026-12-22')).toBe(false);
+	});
+
+	it('leaves out overdue dates, missing dates and anything that is not a date', () => {
+		const window = reviewWindow('2026-11-21', 30);
+		expect(isInWindow(window, '2026-11-20')).toBe(false);
+		expect(isInWindow(window, undefined)).toBe(false);
+		expect(isInWindow(window, null)).toBe(false);
+		expect(isInWindow(window, '2026-11-25T00:00:00Z')).toBe(false);
+	});
+
+	it('counts days across months and leap years', () => {
+		expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
+		expect(addDays('2027-02-28', 1)).toBe('2027-03-01');
+		expect(addDays('2026-12-31', 30)).toBe('2027-01-30');
+	});
+});
 
 const { sandbox, credentials } = useSandbox({ clients: 4 });
 

@@ -22,6 +22,9 @@ export interface RecordParameter {
 	searchListMethod: string;
 }
 
+/** The most pages of 200 one call of a picker's From list search reads; the next call goes on from where it stopped. */
+export const PAGES_PER_SEARCH = 5;
+
 /** The node version from which a record is picked (versions 1 and 1.1 keep their plain ID field). */
 export const PICKER_VERSION = 2;
 

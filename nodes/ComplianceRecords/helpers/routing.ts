@@ -7,7 +7,6 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
-	INode,
 	INodeExecutionData,
 	INodeParameterResourceLocator,
 	INodePropertyRouting,
@@ -16,14 +15,13 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
-import type { RecordKind } from '../output';
 import { credentialTypeFor } from '../transport/credentials';
 import { requestError, throwErrorStatus } from '../transport/errors';
-import { pages, type FetchPage, type ListPage } from '../transport/paging';
+import { listPageOf, pages, type FetchPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
-import { outputStep, recordOutput } from './output';
+import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './checks';
+import { outputStep, type RecordKind, recordOutput } from './output';
 import { fieldNameOf, idInRecordUrl, type RecordParameter } from './records';
-import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './validation';
 
 /**
  * The action node's requests on n8n's declarative routing: request defaults, one preSend step
@@ -165,19 +163,6 @@ export function routedPages(
 		const [answer] = await context.makeRoutingRequest(routedRequest(requestData, { qs }));
 		return listPageOf(context.getNode(), answer?.json, context.getItemIndex());
 	};
-}
-
-/** A list answer as the paging loop reads it; anything else comes from another address than the service's API. */
-export function listPageOf(node: INode, answer: unknown, itemIndex?: number): ListPage {
-	const page = answer as ListPage | undefined;
-	if (!Array.isArray(page?.data)) {
-		const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
-		throw new NodeOperationError(node, `The service answered a list request with something that is not a list${item}`, {
-			itemIndex,
-			description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
-		});
-	}
-	return page;
 }
 
 /**

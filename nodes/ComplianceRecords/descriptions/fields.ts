@@ -1,20 +1,16 @@
 import type { INodeProperties, INodePropertyOptions, PreSendAction } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { PAGES_PER_CALL } from '../methods/listSearch';
-import { outputParameter, selectedFieldsParameter, type RecordKind } from '../output';
-import { MAX_PAGE_SIZE } from '../transport/paging';
-import { BUSINESS_UNIT, firmReferenceInBody, MANAGER, PARTNER, SERVICE, type FirmReference } from './firm';
-import { PICKER_VERSION, recordUrlPattern, type RecordParameter } from './records';
+import { BUSINESS_UNIT, type FirmReference, firmReferenceInBody, MANAGER, PARTNER, SERVICE } from '../helpers/firm';
 import {
 	birthInBody,
 	blankFieldsLeftOut,
+	type ClearableFields,
 	clearedFieldsInBody,
 	dateInBody,
 	emailInBody,
 	idListInBody,
-	type ClearableFields,
-} from './validation';
+} from '../helpers/preSend';
 
 /**
  * Fields that appear in several operations, written once. Where a field maps to the request
@@ -42,67 +38,6 @@ export function operationPicker(
 		options,
 		default: defaultOperation,
 	};
-}
-
-/**
- * The record an operation reads or changes, one parameter in two forms: versions 1 and 1.1 keep
- * their plain ID field (saved workflows keep working); from version 2 the user picks the record
- * From List (the default), By URL or By ID.
- */
-export function recordFields(record: RecordParameter, idDescription: string): INodeProperties[] {
-	const urlPattern = recordUrlPattern(record);
-	return [
-		{
-			displayName: record.idFieldName,
-			name: record.parameter,
-			type: 'string',
-			required: true,
-			default: '',
-			description: idDescription,
-			displayOptions: { show: { '@version': [{ _cnd: { lt: PICKER_VERSION } }] } },
-		},
-		{
-			displayName: record.label,
-			name: record.parameter,
-			type: 'resourceLocator',
-			required: true,
-			default: { mode: 'list', value: '' },
-			description: `From list: the firm's ${record.collection} by name; a search reads ${PAGES_PER_CALL * MAX_PAGE_SIZE} at a time (scroll down for more). By URL: the address of the ${record.label.toLowerCase()}'s page, or its API URL. By ID: its ID.`,
-			displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } },
-			modes: [
-				{
-					displayName: 'From List',
-					name: 'list',
-					type: 'list',
-					placeholder: `Select ${record.one}...`,
-					typeOptions: { searchListMethod: record.searchListMethod, searchable: true },
-				},
-				{
-					displayName: 'By URL',
-					name: 'url',
-					type: 'string',
-					placeholder: `e.g. https://app.example.com/${record.collection}/0f8e2b1c-...`,
-					validation: [
-						{
-							type: 'regex',
-							properties: {
-								regex: urlPattern,
-								errorMessage: `Not the URL of ${record.one}: paste one that ends in /${record.collection}/ followed by the ID`,
-							},
-						},
-					],
-					// Read by n8n when an expression refers to this parameter; the node reads the URL itself (records.ts).
-					extractValue: { type: 'regex', regex: urlPattern },
-				},
-				{
-					displayName: 'By ID',
-					name: 'id',
-					type: 'string',
-					placeholder: 'e.g. 0f8e2b1c-6a7d-4e5f-9b3a-2c1d0e4f5a6b',
-				},
-			],
-		},
-	];
 }
 
 /** n8n's editor lists options in the order given: keep every option list alphabetical. */
@@ -196,7 +131,6 @@ export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 		textField('Middle Name', 'middleName', `${bodyPrefix}middleName`),
 	]);
 }
-
 
 /** A dropdown of the firm's partners, managers or business units; by expression, a name or an ID. */
 function firmPicker(
@@ -323,33 +257,3 @@ export const pagingFields: INodeProperties[] = [
 		displayOptions: { show: { returnAll: [false] } },
 	},
 ];
-
-const simplify: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description: 'Whether to return a simplified version of the response instead of the raw data',
-};
-
-/**
- * Version 2 run as an AI agent's tool. n8n's '@tool' display condition is true in the node type it
- * builds of a `usableAsTool` node for agents and MCP (its name ends in "Tool"), in the editor and
- * when it runs; n8n's HTTP Request node shows its tool-only options the same way.
- */
-const asToolFromVersion2 = { '@version': [{ _cnd: { gte: 2 } }], '@tool': [true] };
-
-/**
- * What an operation outputs (actions/output.ts reads it): Simplify (n8n's convention), on by
- * default, from version 1.1 (version 1 had none and keeps its full output); in version 2 run as a
- * tool, the Output choice that n8n's UX guidelines give tool nodes instead. Tools saved at 1.1
- * keep their Simplify.
- */
-export function outputFields(kind: RecordKind): INodeProperties[] {
-	return [
-		{ ...simplify, displayOptions: { show: { '@version': [1.1] } } },
-		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }], '@tool': [false] } } },
-		outputParameter('simple', { show: asToolFromVersion2 }),
-		selectedFieldsParameter(kind, { show: asToolFromVersion2 }),
-	];
-}

@@ -1,49 +1,9 @@
-import { clientKey, decodeKeyGroups, encodeKeyGroups } from './cursor';
+import { CALENDAR_DATE, isInWindow, type ReviewWindow } from '../helpers/dates';
+import { clientKey, decodeKeyGroups, encodeKeyGroups } from './clientKeys';
 
 /*
- * The review window: today (the workflow's time zone: review dates are calendar dates) to today
- * + N days, both included. Why the trigger remembers dates: docs/trigger.md ("Review Due").
+ * Review Due's memory. Why the trigger remembers dates: docs/trigger.md ("Review Due").
  */
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** The window's name in both nodes (Get Many's filter, the trigger's Review Due). */
-export const REVIEW_DUE_WITHIN = 'Review Due Within (Days)';
-
-/** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
-export function calendarDate(epochMs: number, timeZone: string): string {
-	const parts = new Intl.DateTimeFormat('en-CA', {
-		timeZone,
-		year: 'numeric',
-		month: '2-digit',
-		day: '2-digit',
-	}).formatToParts(new Date(epochMs));
-	const part = (type: string) => parts.find((p) => p.type === type)?.value;
-	return `${part('year')}-${part('month')}-${part('day')}`;
-}
-
-export function addDays(date: string, days: number): string {
-	const [, year, month, day] = DATE.exec(date) ?? [];
-	const shifted = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day) + days));
-	return shifted.toISOString().slice(0, 10);
-}
-
-/** Both bounds included, as YYYY-MM-DD (which compare correctly as strings). */
-interface ReviewWindow {
-	from: string;
-	to: string;
-}
-
-/** Before every date the service can hold: a window from it takes every date up to its end. */
-export const EARLIEST_DATE = '0000-01-01';
-
-export function reviewWindow(today: string, days: number): ReviewWindow {
-	return { from: today, to: addDays(today, days) };
-}
-
-export function isInWindow(window: ReviewWindow, date: unknown): date is string {
-	return typeof date === 'string' && DATE.test(date) && date >= window.from && date <= window.to;
-}
 
 /**
  * For each client inside the window, the review date the trigger last handled for it (emitted,
@@ -93,7 +53,7 @@ export class DueMemory {
 
 	/** Reads what {@link encode} wrote; undefined when it is not that shape. */
 	static decode(encoded: unknown): DueMemory | undefined {
-		const groups = decodeKeyGroups(encoded, (date) => DATE.test(date));
+		const groups = decodeKeyGroups(encoded, (date) => CALENDAR_DATE.test(date));
 		if (!groups) return undefined;
 		const memory = new DueMemory();
 		for (const [date, keys] of groups) for (const key of keys) memory.dateByKey.set(key, date);

@@ -1,10 +1,9 @@
 import type {
 	IDataObject,
-	IDisplayOptions,
 	IExecuteSingleFunctions,
-	INodeProperties,
-	INodePropertyOptions,
+	INodeExecutionData,
 	IPollFunctions,
+	PostReceiveAction,
 } from 'n8n-workflow';
 
 /**
@@ -175,103 +174,6 @@ export function outputFor(output: Output, kind: RecordKind): (record: IDataObjec
 	};
 }
 
-const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
-
-/** The fields of a client list item, as the service names them (the ID is always output). */
-const clientListItemFields = [
-	option('AML Determination Status', 'amlDeterminationStatus'),
-	option('Category', 'category'),
-	option('Entity', 'entity'),
-	option('Last AML Determination', 'lastAmlDetermination'),
-	option('Last Modified At', 'lastModifiedAt'),
-	option('Links', 'links'),
-	option('Name', 'name'),
-	option('Next Review Date', 'nextReviewDate'),
-	option('Reference Number', 'referenceNumber'),
-	option('State', 'state'),
-];
-
-const byName = (options: INodePropertyOptions[]) => [...options].sort((a, b) => a.name.localeCompare(b.name));
-
-/** The service's fields of each record (spec §2) that Selected Fields offers, but the ID. */
-const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
-	clientListItem: clientListItemFields,
-	client: byName([
-		...clientListItemFields,
-		option('Business Unit', 'businessUnit'),
-		option('Created At', 'createdAt'),
-		option('Manager', 'manager'),
-		option('Partner', 'partner'),
-		option('Services', 'services'),
-		option('Updated At', 'updatedAt'),
-	]),
-	individual: [
-		option('Client', 'client'),
-		option('Created At', 'createdAt'),
-		option('Date of Birth', 'birth'),
-		option('Email', 'email'),
-		option('First Name', 'firstName'),
-		option('Last Name', 'lastName'),
-		option('Links', 'links'),
-		option('Middle Name', 'middleName'),
-		option('Residential Address', 'residentialAddress'),
-		option('Updated At', 'updatedAt'),
-	],
-	organisation: [
-		option('Client', 'client'),
-		option('Company Number', 'companyNumber'),
-		option('Created At', 'createdAt'),
-		option('Identifying Number', 'identifyingNumber'),
-		option('Links', 'links'),
-		option('Name', 'name'),
-		option('Organisation Sub-Type', 'organisationSubType'),
-		option('Organisation Type', 'organisationType'),
-		option('Registered Address', 'registeredAddress'),
-		option('Trading Address', 'tradingAddress'),
-		option('Updated At', 'updatedAt'),
-	],
-	firm: [
-		option('Business Units', 'businessUnits'),
-		option('Created At', 'createdAt'),
-		option('Links', 'links'),
-		option('MLRO Staff ID', 'mlroStaffId'),
-		option('Name', 'name'),
-		option('Services', 'services'),
-		option('Staff', 'staff'),
-		option('Updated At', 'updatedAt'),
-	],
-};
-
-/** n8n's Output parameter (UX guidelines: Simplified, Raw, Selected Fields), shown where `displayOptions` says. */
-export function outputParameter(defaultMode: 'simple' | 'raw', displayOptions: IDisplayOptions): INodeProperties {
-	return {
-		displayName: 'Output',
-		name: 'output',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: 'Simplified', value: 'simple', description: 'At most 10 fields, the most used first, with names instead of references' },
-			{ name: 'Raw', value: 'raw', description: 'Every field, as the service sends it' },
-			{ name: 'Selected Fields', value: 'fields', description: 'The fields chosen in \'Fields\', and the ID' },
-		],
-		default: defaultMode,
-		displayOptions,
-	};
-}
-
-/** The Fields of Output > Selected Fields: a record's fields to output, the ID always output. */
-export function selectedFieldsParameter(kind: RecordKind, displayOptions: IDisplayOptions, hint?: string): INodeProperties {
-	return {
-		displayName: 'Fields',
-		name: 'fields',
-		type: 'multiOptions',
-		options: RECORD_FIELDS[kind],
-		default: [],
-		description: `The fields to output; the ID is always included${hint ? `. ${hint}` : ''}`,
-		displayOptions: { ...displayOptions, show: { ...displayOptions.show, output: ['fields'] } },
-	};
-}
-
 /** A list of field names from Fields: chosen in the list, or by expression as a list or separated by commas. */
 function fieldNames(value: unknown): string[] {
 	const names = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
@@ -290,4 +192,29 @@ export function chosenOutput(context: IExecuteSingleFunctions | IPollFunctions):
 		default:
 			return undefined;
 	}
+}
+
+/**
+ * What the action node outputs, by version: 1 the service's records (it has no Simplify); 1.1
+ * Simplify's flat records with every flat field; 2 Simplify's at most 10 fields, and, run as an
+ * AI agent's tool, the Output choice in place of Simplify (descriptions/outputFields.ts).
+ */
+function outputOf(context: IExecuteSingleFunctions): Output {
+	const chosen = chosenOutput(context);
+	if (chosen) return chosen;
+	if (context.getNodeParameter('simplify', false) !== true) return { mode: 'raw' };
+	return context.getNode().typeVersion >= 2 ? { mode: 'simplified' } : { mode: 'flat' };
+}
+
+/** What an operation outputs for each record the service answered, as the node's parameters ask. */
+export function recordOutput(context: IExecuteSingleFunctions, kind: RecordKind): (record: IDataObject) => IDataObject {
+	return outputFor(outputOf(context), kind);
+}
+
+/** The postReceive step of an operation answering one record: {@link recordOutput}. */
+export function outputStep(kind: RecordKind): PostReceiveAction {
+	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]) {
+		const output = recordOutput(this, kind);
+		return items.map((item) => ({ ...item, json: output(item.json) }));
+	};
 }

@@ -1,22 +1,24 @@
 import {
-	clientKey,
 	COMMIT_LAG_MS,
-	completeCursor,
 	DATE_RESOLUTION_MS,
+	firstEvaluationBound,
+	serviceTimeFromDate,
+	type Sighting,
+} from '../../../../nodes/ComplianceRecords/helpers/serviceTime';
+import { clientKey } from '../../../../nodes/ComplianceRecords/trigger/clientKeys';
+import {
+	completeCursor,
 	decodeSeen,
 	encodeSeen,
-	firstEvaluationBound,
 	isNewChange,
 	isReplayedChange,
 	rememberIn,
-	serviceTimeFromDate,
 	sweepFloor,
 	sweepSeenAfterStop,
 	type HandledChange,
 	type Seen,
-	type Sighting,
 	type StreamCursor,
-} from '../../../../nodes/ComplianceRecords/trigger/cursor';
+} from '../../../../nodes/ComplianceRecords/trigger/watermark';
 
 const T = Date.parse('2026-11-21T10:00:00.000Z');
 

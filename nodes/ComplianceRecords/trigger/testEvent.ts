@@ -1,6 +1,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { listClients, type Client, type PollBudget } from './clients';
+import type { PollBudget } from './budget';
+import { type Client, listClients } from './listing';
 
 /*
  * "Fetch Test Event": the newest events without listing the whole firm. An event moves

@@ -1,0 +1,130 @@
+import type { IDisplayOptions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import type { RecordKind } from '../helpers/output';
+
+const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
+
+/** The fields of a client list item, as the service names them (the ID is always output). */
+const clientListItemFields = [
+	option('AML Determination Status', 'amlDeterminationStatus'),
+	option('Category', 'category'),
+	option('Entity', 'entity'),
+	option('Last AML Determination', 'lastAmlDetermination'),
+	option('Last Modified At', 'lastModifiedAt'),
+	option('Links', 'links'),
+	option('Name', 'name'),
+	option('Next Review Date', 'nextReviewDate'),
+	option('Reference Number', 'referenceNumber'),
+	option('State', 'state'),
+];
+
+const byName = (options: INodePropertyOptions[]) => [...options].sort((a, b) => a.name.localeCompare(b.name));
+
+/** The service's fields of each record (spec §2) that Selected Fields offers, but the ID. */
+const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
+	clientListItem: clientListItemFields,
+	client: byName([
+		...clientListItemFields,
+		option('Business Unit', 'businessUnit'),
+		option('Created At', 'createdAt'),
+		option('Manager', 'manager'),
+		option('Partner', 'partner'),
+		option('Services', 'services'),
+		option('Updated At', 'updatedAt'),
+	]),
+	individual: [
+		option('Client', 'client'),
+		option('Created At', 'createdAt'),
+		option('Date of Birth', 'birth'),
+		option('Email', 'email'),
+		option('First Name', 'firstName'),
+		option('Last Name', 'lastName'),
+		option('Links', 'links'),
+		option('Middle Name', 'middleName'),
+		option('Residential Address', 'residentialAddress'),
+		option('Updated At', 'updatedAt'),
+	],
+	organisation: [
+		option('Client', 'client'),
+		option('Company Number', 'companyNumber'),
+		option('Created At', 'createdAt'),
+		option('Identifying Number', 'identifyingNumber'),
+		option('Links', 'links'),
+		option('Name', 'name'),
+		option('Organisation Sub-Type', 'organisationSubType'),
+		option('Organisation Type', 'organisationType'),
+		option('Registered Address', 'registeredAddress'),
+		option('Trading Address', 'tradingAddress'),
+		option('Updated At', 'updatedAt'),
+	],
+	firm: [
+		option('Business Units', 'businessUnits'),
+		option('Created At', 'createdAt'),
+		option('Links', 'links'),
+		option('MLRO Staff ID', 'mlroStaffId'),
+		option('Name', 'name'),
+		option('Services', 'services'),
+		option('Staff', 'staff'),
+		option('Updated At', 'updatedAt'),
+	],
+};
+
+/** n8n's Output parameter (UX guidelines: Simplified, Raw, Selected Fields), shown where `displayOptions` says. */
+export function outputParameter(defaultMode: 'simple' | 'raw', displayOptions: IDisplayOptions): INodeProperties {
+	return {
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Simplified', value: 'simple', description: 'At most 10 fields, the most used first, with names instead of references' },
+			{ name: 'Raw', value: 'raw', description: 'Every field, as the service sends it' },
+			{ name: 'Selected Fields', value: 'fields', description: 'The fields chosen in \'Fields\', and the ID' },
+		],
+		default: defaultMode,
+		displayOptions,
+	};
+}
+
+/** The Fields of Output > Selected Fields: a record's fields to output, the ID always output. */
+export function selectedFieldsParameter(kind: RecordKind, displayOptions: IDisplayOptions, hint?: string): INodeProperties {
+	return {
+		displayName: 'Fields',
+		name: 'fields',
+		type: 'multiOptions',
+		options: RECORD_FIELDS[kind],
+		default: [],
+		description: `The fields to output; the ID is always included${hint ? `. ${hint}` : ''}`,
+		displayOptions: { ...displayOptions, show: { ...displayOptions.show, output: ['fields'] } },
+	};
+}
+
+const simplify: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+/**
+ * Version 2 run as an AI agent's tool. n8n's '@tool' display condition is true in the node type it
+ * builds of a `usableAsTool` node for agents and MCP (its name ends in "Tool"), in the editor and
+ * when it runs; n8n's HTTP Request node shows its tool-only options the same way.
+ */
+const asToolFromVersion2 = { '@version': [{ _cnd: { gte: 2 } }], '@tool': [true] };
+
+/**
+ * What an operation outputs (actions/output.ts reads it): Simplify (n8n's convention), on by
+ * default, from version 1.1 (version 1 had none and keeps its full output); in version 2 run as a
+ * tool, the Output choice that n8n's UX guidelines give tool nodes instead. Tools saved at 1.1
+ * keep their Simplify.
+ */
+export function outputFields(kind: RecordKind): INodeProperties[] {
+	return [
+		{ ...simplify, displayOptions: { show: { '@version': [1.1] } } },
+		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }], '@tool': [false] } } },
+		outputParameter('simple', { show: asToolFromVersion2 }),
+		selectedFieldsParameter(kind, { show: asToolFromVersion2 }),
+	];
+}

@@ -1,0 +1,65 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { PAGES_PER_SEARCH, PICKER_VERSION, type RecordParameter, recordUrlPattern } from '../helpers/records';
+import { MAX_PAGE_SIZE } from '../transport/paging';
+
+/**
+ * The record an operation reads or changes, one parameter in two forms: versions 1 and 1.1 keep
+ * their plain ID field (saved workflows keep working); from version 2 the user picks the record
+ * From List (the default), By URL or By ID.
+ */
+export function recordFields(record: RecordParameter, idDescription: string): INodeProperties[] {
+	const urlPattern = recordUrlPattern(record);
+	return [
+		{
+			displayName: record.idFieldName,
+			name: record.parameter,
+			type: 'string',
+			required: true,
+			default: '',
+			description: idDescription,
+			displayOptions: { show: { '@version': [{ _cnd: { lt: PICKER_VERSION } }] } },
+		},
+		{
+			displayName: record.label,
+			name: record.parameter,
+			type: 'resourceLocator',
+			required: true,
+			default: { mode: 'list', value: '' },
+			description: `From list: the firm's ${record.collection} by name; a search reads ${PAGES_PER_SEARCH * MAX_PAGE_SIZE} at a time (scroll down for more). By URL: the address of the ${record.label.toLowerCase()}'s page, or its API URL. By ID: its ID.`,
+			displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } },
+			modes: [
+				{
+					displayName: 'From List',
+					name: 'list',
+					type: 'list',
+					placeholder: `Select ${record.one}...`,
+					typeOptions: { searchListMethod: record.searchListMethod, searchable: true },
+				},
+				{
+					displayName: 'By URL',
+					name: 'url',
+					type: 'string',
+					placeholder: `e.g. https://app.example.com/${record.collection}/0f8e2b1c-...`,
+					validation: [
+						{
+							type: 'regex',
+							properties: {
+								regex: urlPattern,
+								errorMessage: `Not the URL of ${record.one}: paste one that ends in /${record.collection}/ followed by the ID`,
+							},
+						},
+					],
+					// Read by n8n when an expression refers to this parameter; the node reads the URL itself (records.ts).
+					extractValue: { type: 'regex', regex: urlPattern },
+				},
+				{
+					displayName: 'By ID',
+					name: 'id',
+					type: 'string',
+					placeholder: 'e.g. 0f8e2b1c-6a7d-4e5f-9b3a-2c1d0e4f5a6b',
+				},
+			],
+		},
+	];
+}

@@ -1,0 +1,67 @@
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/**
+ * Checks that run before any request is sent, so a mistake in the node's fields is reported with
+ * the field's name instead of reaching the service. Each check throws or returns the value in
+ * the form the service wants.
+ */
+
+/** Where a value came from, for the error: the node and the input item. */
+export interface InputPosition {
+	node: INode;
+	itemIndex: number;
+}
+
+
+export function invalid(at: InputPosition, message: string, description: string): never {
+	throw new NodeOperationError(at.node, `${message} [item ${at.itemIndex}]`, { itemIndex: at.itemIndex, description });
+}
+
+
+export function text(value: unknown): string {
+	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+}
+
+
+/** A value the operation cannot do without, trimmed. */
+export function checkRequired(value: unknown, label: string, at: InputPosition): string {
+	const given = text(value);
+	if (!given) {
+		invalid(at, `'${label}' is empty`, `Enter a value in '${label}', or map one from an earlier node with an expression.`);
+	}
+	return given;
+}
+
+export function checkId(value: unknown, label: string, at: InputPosition): string {
+	const id = checkRequired(value, label, at);
+	// Dot segments would be resolved by the URL parser even when encoded: no record has them.
+	if (id === '.' || id === '..') invalid(at, `'${label}' "${id}" is not a valid ID`, `Enter the record's ID in '${label}'.`);
+	return id;
+}
+
+/**
+ * The most items one run of a node can output: n8n-core's RoutingNode hands them on in one
+ * spread call, which overflows the stack at about 120,000 (measured: docs/benchmarks.md, "Firms past n8n's item ceiling").
+ */
+export const MAX_OUTPUT_ITEMS = 100_000;
+
+export function checkLimit(value: unknown, at: InputPosition): number {
+	const limit = Number(value);
+	if (!Number.isInteger(limit) || limit < 1 || limit > MAX_OUTPUT_ITEMS) {
+		invalid(
+			at,
+			`'Limit' must be a whole number from 1 to ${MAX_OUTPUT_ITEMS.toLocaleString('en-US')} (got ${String(value)})`,
+			"Set 'Limit' to how many records to return, or turn on 'Return All'.",
+		);
+	}
+	return limit;
+}
+
+export function checkEmail(value: unknown, label: string, at: InputPosition): string {
+	const email = text(value);
+	if (!/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(email)) {
+		invalid(at, `'${label}' is not a valid email address`, `Got "${email}". Enter an address such as jane.doe@example.com.`);
+	}
+	return email;
+}

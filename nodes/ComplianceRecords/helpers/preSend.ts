@@ -1,0 +1,113 @@
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, PreSendAction } from 'n8n-workflow';
+
+import { checkEmail, type InputPosition, invalid } from './checks';
+import { checkBirthDate, checkDate, checkInstant } from './dates';
+
+function positionOf(context: IExecuteSingleFunctions): InputPosition {
+	return { node: context.getNode(), itemIndex: context.getItemIndex() };
+}
+
+/** Reads a value at a dot path in the body the routing built. */
+function readAt(body: IDataObject, path: string): unknown {
+	return path.split('.').reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], body);
+}
+
+function writeAt(body: IDataObject, path: string, value: unknown): void {
+	const keys = path.split('.');
+	const last = keys.pop() as string;
+	const parent = keys.reduce((object, key) => object[key] as IDataObject, body);
+	parent[last] = value as IDataObject[string];
+}
+
+/**
+ * A preSend step that checks (and converts) one body field the routing placed at `path`; fields
+ * the user left out, or is clearing to null, are not there or null and are left alone.
+ */
+function bodyField(
+	path: string,
+	convert: (value: unknown, at: InputPosition, timeZone: string) => unknown,
+): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const body = requestOptions.body as IDataObject;
+		const value = readAt(body, path);
+		if (value !== undefined && value !== null) writeAt(body, path, convert(value, positionOf(this), this.getTimezone()));
+		return requestOptions;
+	};
+}
+
+/**
+ * Optional fields left blank are not sent: an expression that gave nothing (as `$fromAI()` does
+ * for an argument the model left out) means "no value", and the service refuses empty strings.
+ * To empty a field on the service, an update has Fields to Clear.
+ */
+export function blankFieldsLeftOut(bodyPaths: string[]): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const body = requestOptions.body as IDataObject;
+		for (const path of bodyPaths) {
+			const value = readAt(body, path);
+			if (typeof value === 'string' && value.trim() === '') {
+				const keys = path.split('.');
+				const last = keys.pop() as string;
+				const parent = keys.length > 0 ? (readAt(body, keys.join('.')) as IDataObject) : body;
+				delete parent[last];
+			}
+		}
+		return requestOptions;
+	};
+}
+
+/** A date field (text, a date picker or an expression's DateTime), sent as `YYYY-MM-DD`. */
+export const dateInBody = (path: string, label: string) =>
+	bodyField(path, (value, at, timeZone) => checkDate(value, label, timeZone, at));
+
+export const emailInBody = (path: string, label: string) =>
+	bodyField(path, (value, at) => checkEmail(value, label, at));
+
+/** A date field as for {@link dateInBody}; the service wants `{ day, month, year }`. */
+export const birthInBody = (path: string, label: string) =>
+	bodyField(path, (value, at, timeZone) => checkBirthDate(value, label, timeZone, at));
+
+/** A multi-select, or an expression giving an array or comma-separated IDs, as an array of IDs. */
+export const idListInBody = (path: string) =>
+	bodyField(path, (value) =>
+		(Array.isArray(value) ? value : String(value).split(','))
+			.map((id) => String(id).trim())
+			.filter((id) => id !== ''),
+	);
+
+/** A date-time query parameter, converted to the service's UTC form. */
+export function instantInQuery(name: string, label: string): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const qs = requestOptions.qs as IDataObject;
+		if (qs[name] !== undefined && qs[name] !== '') {
+			qs[name] = checkInstant(qs[name], label, this.getTimezone(), positionOf(this));
+		}
+		return requestOptions;
+	};
+}
+
+/** The nullable fields an update can clear, with the names the user sees. */
+export type ClearableFields = Array<{ name: string; value: string }>;
+
+/**
+ * Completes an update body: fields chosen in "Fields to Clear" are sent as null, a field both set
+ * and cleared is refused, and an update that changes nothing is refused before any request.
+ */
+export function clearedFieldsInBody(collection: string, clearable: ClearableFields): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const at = positionOf(this);
+		const body = requestOptions.body as IDataObject;
+		const cleared = (this.getNodeParameter(`${collection}.clearFields`, []) as string[]) ?? [];
+		for (const field of cleared) {
+			const label = clearable.find((option) => option.value === field)?.name ?? field;
+			if (field in body) {
+				invalid(at, `'${label}' is both set and cleared`, `Remove '${label}' from 'Update Fields', or from 'Fields to Clear'.`);
+			}
+			body[field] = null;
+		}
+		if (Object.keys(body).length === 0) {
+			invalid(at, 'Nothing to update', "Add at least one field under 'Update Fields', or choose 'Fields to Clear'.");
+		}
+		return requestOptions;
+	};
+}

@@ -1,0 +1,33 @@
+import { createHash } from 'crypto';
+
+
+/**
+ * A short, fixed-width key for a client id: 48 bits of its SHA-256, 8 base64url characters. Keys
+ * are compared only within one event time (or review window), so collisions are negligible.
+ */
+export const CLIENT_KEY_LENGTH = 8;
+export function clientKey(clientId: string): string {
+	return createHash('sha256').update(clientId).digest('base64url').slice(0, CLIENT_KEY_LENGTH);
+}
+
+/** Client keys grouped by a label, as static data: `{ label: the group's keys, sorted and concatenated }`. */
+export function encodeKeyGroups(groups: Iterable<[string, Iterable<string>]>): Record<string, string> {
+	const encoded: Record<string, string> = {};
+	for (const [label, keys] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+		encoded[label] = [...keys].sort().join('');
+	}
+	return encoded;
+}
+
+/** Reads what {@link encodeKeyGroups} wrote, each label checked by `isLabel`; undefined when it is not that shape. */
+export function decodeKeyGroups(encoded: unknown, isLabel: (label: string) => boolean): Map<string, string[]> | undefined {
+	if (typeof encoded !== 'object' || encoded === null || Array.isArray(encoded)) return undefined;
+	const groups = new Map<string, string[]>();
+	for (const [label, keys] of Object.entries(encoded)) {
+		if (!isLabel(label) || typeof keys !== 'string' || keys.length % CLIENT_KEY_LENGTH !== 0) return undefined;
+		const group: string[] = [];
+		for (let at = 0; at < keys.length; at += CLIENT_KEY_LENGTH) group.push(keys.slice(at, at + CLIENT_KEY_LENGTH));
+		groups.set(label, group);
+	}
+	return groups;
+}
