@@ -12,10 +12,6 @@ import { clientKey, decodeKeyGroups, encodeKeyGroups } from './clientKeys';
 export class DueMemory {
 	private readonly dateByKey = new Map<string, string>();
 
-	get size(): number {
-		return this.dateByKey.size;
-	}
-
 	/**
 	 * Takes a client's current review date; true when it should be emitted: the date is inside
 	 * the window and is not the one handled for this client before. A client whose date left the

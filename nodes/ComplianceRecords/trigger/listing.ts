@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { firstEvaluationBound, serviceTimeFromDate, type Sighting } from '../helpers/serviceTime';
+import { firstEvaluationBound, serviceTimeFromDate } from '../helpers/serviceTime';
 import { type ListPage, pages } from '../transport/paging';
 import { serviceRequest } from '../transport/request';
 import type { PollBudget } from './budget';
@@ -11,12 +11,6 @@ import { clientKey } from './clientKeys';
 export interface Client extends IDataObject {
 	id: string;
 	lastModifiedAt: string;
-}
-
-/** Every client a complete listing returned, once each, and when the poll saw them. */
-interface Listing {
-	clients: Client[];
-	sightings: Sighting[];
 }
 
 function unreadable(context: IPollFunctions, problem: string): NodeOperationError {
@@ -96,20 +90,16 @@ export async function listClients(
 	this: IPollFunctions,
 	budget: PollBudget,
 	since?: number,
-): Promise<Listing> {
+): Promise<Client[]> {
 	const newest = new Map<string, Client>();
-	const sightings: Sighting[] = [];
-	const { fetchPage, received } = clientPages(this, budget, since);
+	const { fetchPage } = clientPages(this, budget, since);
 	for await (const { records } of pages(fetchPage)) {
-		const { lateness } = received();
 		for (const client of records) {
-			const modifiedAt = Date.parse(client.lastModifiedAt);
-			sightings.push({ modifiedAt, lateness });
 			const known = newest.get(client.id);
-			if (!known || Date.parse(known.lastModifiedAt) <= modifiedAt) newest.set(client.id, client);
+			if (!known || Date.parse(known.lastModifiedAt) <= Date.parse(client.lastModifiedAt)) newest.set(client.id, client);
 		}
 	}
-	return { clients: [...newest.values()], sightings };
+	return [...newest.values()];
 }
 
 /**

@@ -24,7 +24,7 @@ export async function latestEvents(
 	eventTime: (client: Client) => number | undefined,
 ): Promise<Client[]> {
 	const eventsSince = async (since?: number) => {
-		const { clients } = await listClients.call(this, budget, since);
+		const clients = await listClients.call(this, budget, since);
 		return clients
 			.map((client) => ({ client, time: eventTime(client) }))
 			.filter((event): event is { client: Client; time: number } =>

@@ -68,11 +68,6 @@ export function completeCursor(
 	return { since, seen: mergeSeen([cursor.seen, ...handled], (eventTime) => eventTime >= since) };
 }
 
-/** The lowest event time a sweep must remember what it handled at. */
-export function sweepFloor(since: number, firstEvaluation: number): number {
-	return watermarkAfter(since, firstEvaluation);
-}
-
 /** What a sweep that stopped part-way keeps: entries at or after its floor, and those of the page it stopped in. */
 export function sweepSeenAfterStop(
 	handled: Array<Seen | Iterable<HandledChange>>,
@@ -80,11 +75,6 @@ export function sweepSeenAfterStop(
 	unfinishedPage: ReadonlySet<string>,
 ): Seen {
 	return mergeSeen(handled, (eventTime, key) => eventTime >= floor || unfinishedPage.has(key));
-}
-
-/** Whether a client re-listed while replaying a sweep whose cursor was refused was handled already. */
-export function isReplayedChange(eventTime: number, floor: number): boolean {
-	return eventTime < floor;
 }
 
 /** The seen set as static data: event times as base-36 offsets from the watermark (about 8 bytes a client). */

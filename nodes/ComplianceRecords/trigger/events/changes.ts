@@ -1,6 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { COMMIT_LAG_MS } from '../../helpers/serviceTime';
+import { COMMIT_LAG_MS, watermarkAfter } from '../../helpers/serviceTime';
 import type { PollBudget } from '../budget';
 import { clientKey } from '../clientKeys';
 import { type Client, serviceTime, sweep, type Sweep, timestampOf } from '../listing';
@@ -8,11 +8,9 @@ import {
 	completeCursor,
 	type HandledChange,
 	isNewChange,
-	isReplayedChange,
 	rememberIn,
 	type Seen,
 	type StreamCursor,
-	sweepFloor,
 	sweepSeenAfterStop,
 } from '../watermark';
 
@@ -81,7 +79,7 @@ export async function pollChanges(
 	const state = saved ?? (await firstListing.call(this, budget));
 	const { cursor } = state;
 	const sweptSeen = state.sweep?.seen ?? new Map();
-	const floor = sweepFloor(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
+	const floor = watermarkAfter(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
 	// The first poll records all it lists. When its listing takes more polls, these record only
 	// what changed before the sweep's floor: a change at or after it may have come after
 	// activation, and is emitted.
@@ -104,7 +102,8 @@ export async function pollChanges(
 			.filter(
 				(event): event is { client: Client; replayed: boolean; time: number } =>
 					event.time !== undefined &&
-					!(event.replayed && isReplayedChange(event.time, floor)) &&
+					// listed again after a refused cursor: below the floor, it was handled before
+					!(event.replayed && event.time < floor) &&
 					isNewChange(cursor, event.client.id, event.time, [sweptSeen, handledInPoll]),
 			)
 			.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));
@@ -134,7 +133,7 @@ export async function pollChanges(
 				cursor,
 				sweep: {
 					...progress.sweep,
-					seen: sweepSeenAfterStop([sweptSeen, handled], sweepFloor(cursor.since, firstEvaluation), unfinishedPage),
+					seen: sweepSeenAfterStop([sweptSeen, handled], watermarkAfter(cursor.since, firstEvaluation), unfinishedPage),
 					...(recording && { recording }),
 				},
 			};
