@@ -1,5 +1,6 @@
 import type { INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+
+import { itemError } from '../transport/itemError';
 
 /**
  * Checks that run before any request is sent, so a mistake in the node's fields is reported with
@@ -15,7 +16,7 @@ export interface InputPosition {
 
 
 export function invalid(at: InputPosition, message: string, description: string): never {
-	throw new NodeOperationError(at.node, `${message} [item ${at.itemIndex}]`, { itemIndex: at.itemIndex, description });
+	throw itemError(at.node, at.itemIndex, message, description);
 }
 
 

@@ -5,8 +5,7 @@ import type {
 	ILoadOptionsFunctions,
 	PreSendAction,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-
+import { itemError } from '../transport/itemError';
 import { serviceRequest } from '../transport/request';
 import { sharedInExecution } from './execution';
 
@@ -157,8 +156,7 @@ export function firmReferenceInBody(collection: string, reference: FirmReference
 		const raw = (this.getNode().parameters[collection] as IDataObject | undefined)?.[reference.field];
 		if (!isExpression(raw)) return requestOptions;
 		const firm = await firmOfThisRun(this);
-		const error = (message: string, description: string) =>
-			new NodeOperationError(this.getNode(), `${message} [item ${this.getItemIndex()}]`, { itemIndex: this.getItemIndex(), description });
+		const error = (message: string, description: string) => itemError(this.getNode(), this.getItemIndex(), message, description);
 		const resolve = (one: unknown) => resolveReference(String(one), reference, firm, error);
 		body[reference.field] = Array.isArray(value) ? value.map(resolve) : resolve(value);
 		return requestOptions;

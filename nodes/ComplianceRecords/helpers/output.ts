@@ -6,6 +6,8 @@ import type {
 	PostReceiveAction,
 } from 'n8n-workflow';
 
+import { isObject } from '../transport/response';
+
 /**
  * What both nodes output for a record the service answered: flat records (names instead of
  * references, no links; a field the record has no value for is null) and n8n's Output choice
@@ -28,9 +30,6 @@ export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisat
 export type Output = { mode: 'simplified' | 'flat' | 'raw' } | { mode: 'selected'; fields: string[] };
 
 type Flat = IDataObject;
-
-const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const textOrNull = (value: unknown): string | null =>
 	typeof value === 'string' && value.trim() !== '' ? value : null;

@@ -1,5 +1,6 @@
 import type { INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+
+import { itemError } from '../transport/itemError';
 
 /**
  * The record an operation reads or changes (a client, an individual), and how the user names it:
@@ -55,10 +56,12 @@ export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode
 	}
 	if (id === undefined) {
 		const field = fieldNameOf(node, record);
-		throw new NodeOperationError(node, `'${field}' "${given}" is not the URL of ${record.one} [item ${itemIndex}]`, {
+		throw itemError(
+			node,
 			itemIndex,
-			description: `Paste the web address or API URL of ${record.one}: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
-		});
+			`'${field}' "${given}" is not the URL of ${record.one}`,
+			`Paste the web address or API URL of ${record.one}: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
+		);
 	}
 	return id;
 }

@@ -3,11 +3,13 @@ import type {
 	IDataObject,
 	IExecutePaginationFunctions,
 	INodeExecutionData,
+	NodeOperationError,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { answerIn, headerOf, type ServiceAnswer } from '../transport/errors';
+import { answerIn, type ServiceAnswer } from '../transport/errors';
+import { itemError } from '../transport/itemError';
 import { pages } from '../transport/paging';
+import { headerOf } from '../transport/response';
 import { checkRequired } from './checks';
 import { sharedInExecution } from './execution';
 import { recordOutput } from './output';
@@ -117,15 +119,11 @@ async function clientOrConflict(
 }
 
 function changedHands(context: IExecutePaginationFunctions, referenceNumber: string): NodeOperationError {
-	const itemIndex = context.getItemIndex();
-	return new NodeOperationError(
+	return itemError(
 		context.getNode(),
-		`'${REFERENCE_NUMBER}' "${referenceNumber}" changed hands while the node ran, so no client was updated [item ${itemIndex}]`,
-		{
-			itemIndex,
-			description:
-				'Another user or system gave the number to another client, or took it away, at the same time. Run the node again: it updates the client that has the number then, or creates one if none has.',
-		},
+		context.getItemIndex(),
+		`'${REFERENCE_NUMBER}' "${referenceNumber}" changed hands while the node ran, so no client was updated`,
+		'Another user or system gave the number to another client, or took it away, at the same time. Run the node again: it updates the client that has the number then, or creates one if none has.',
 	);
 }
 

@@ -10,13 +10,14 @@ import type {
 	INodeExecutionData,
 	INodeParameterResourceLocator,
 	INodePropertyRouting,
+	NodeOperationError,
 	PreSendAction,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
 import { credentialTypeFor } from '../transport/credentials';
 import { requestError, throwErrorStatus } from '../transport/errors';
+import { itemError } from '../transport/itemError';
 import { listPageOf, pages, type FetchPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
 import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './checks';
@@ -182,10 +183,12 @@ function tooManyToOutput(context: IExecuteSingleFunctions, kind: RecordKind, tot
 	const limit = MAX_OUTPUT_ITEMS.toLocaleString('en-US');
 	const count = total === undefined ? `More than ${limit} ${many} match` : `The firm has ${total.toLocaleString('en-US')} ${many}`;
 	const message = `${count}: more than n8n can output from one run of a node (${limit})`;
-	return new NodeOperationError(context.getNode(), `${message} [item ${context.getItemIndex()}]`, {
-		itemIndex: context.getItemIndex(),
-		description: `n8n hands a node's items on in one step that holds about 120,000 at most, so the node stops at ${limit} before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.`,
-	});
+	return itemError(
+		context.getNode(),
+		context.getItemIndex(),
+		message,
+		`n8n hands a node's items on in one step that holds about 120,000 at most, so the node stops at ${limit} before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.`,
+	);
 }
 
 /** Every Get Many: Return All or Limit records (those a filter keeps, when the service cannot filter), one item each. */

@@ -2,6 +2,8 @@ import type { IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-w
 import { ExecutionBaseError, NodeApiError } from 'n8n-workflow';
 
 import type { Authentication } from './credentials';
+import { withItem } from './itemError';
+import { headerOf, isObject } from './response';
 
 /** The record a request was about, so "not found" can name it and the field it came from. */
 export interface RecordRef {
@@ -44,19 +46,10 @@ function redact(text: string, secrets: string[]): string {
 	return redacted;
 }
 
-const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 function shortened(text: string): string {
 	return text.length > MAX_WORDS ? `${text.slice(0, MAX_WORDS - 1)}…` : text;
-}
-
-/** A header of an answer, whatever the case of its name. */
-export function headerOf(headers: IDataObject | undefined, name: string): unknown {
-	const key = Object.keys(headers ?? {}).find((candidate) => candidate.toLowerCase() === name);
-	return key === undefined ? undefined : headers?.[key];
 }
 
 /* The service's words in the common error bodies of JSON APIs: a message at the top or nested, a
@@ -226,10 +219,9 @@ export function answerError(node: INode, answer: ServiceAnswer, context: ErrorCo
 }
 
 function apiError(node: INode, { message, description }: Explanation, context: ErrorContext, status?: number) {
-	const item = context.itemIndex === undefined ? '' : ` [item ${context.itemIndex}]`;
 	// The raw error stays out: it carries the request, and with it the credential.
 	return new NodeApiError(node, { message, ...(status && { status }) } as JsonObject, {
-		message: `${message}${item}`,
+		message: withItem(message, context.itemIndex),
 		description,
 		httpCode: status ? String(status) : undefined,
 		itemIndex: context.itemIndex,

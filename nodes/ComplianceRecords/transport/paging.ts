@@ -1,5 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+
+import { itemError } from './itemError';
 
 /** The service's largest page (spec §8): the fewest requests. */
 export const MAX_PAGE_SIZE = 200;
@@ -44,11 +45,12 @@ export async function* pages<T = IDataObject>(
 export function listPageOf(node: INode, answer: unknown, itemIndex?: number): ListPage {
 	const page = answer as ListPage | undefined;
 	if (!Array.isArray(page?.data)) {
-		const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
-		throw new NodeOperationError(node, `The service answered a list request with something that is not a list${item}`, {
+		throw itemError(
+			node,
 			itemIndex,
-			description: 'Check that the credential\'s \'Base URL\' is the service\'s API address, then run the node again.',
-		});
+			'The service answered a list request with something that is not a list',
+			"Check that the credential's 'Base URL' is the service's API address, then run the node again.",
+		);
 	}
 	return page;
 }

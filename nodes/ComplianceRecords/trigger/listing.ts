@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { firstEvaluationBound, serviceTimeFromDate } from '../helpers/serviceTime';
 import { type ListPage, pages } from '../transport/paging';
 import { serviceRequest } from '../transport/request';
+import { headerOf } from '../transport/response';
 import type { PollBudget } from './budget';
 import { clientKey } from './clientKeys';
 
@@ -34,12 +35,6 @@ function checkedClient(context: IPollFunctions, item: unknown): Client {
 	}
 	timestampOf(context, client.lastModifiedAt, `the last change time of client ${client.id}`);
 	return client;
-}
-
-/** A header of a response, whatever the case of its name. */
-function header(headers: IDataObject, name: string): unknown {
-	const found = Object.keys(headers).find((key) => key.toLowerCase() === name);
-	return found === undefined ? undefined : headers[found];
 }
 
 /** When a page of `GET /clients` came, and what its `Date` says. */
@@ -73,7 +68,7 @@ function clientPages(context: IPollFunctions, budget: PollBudget, since: number 
 		const receivedAt = budget.elapsed();
 		last = {
 			lateness: receivedAt - firstRequestAt,
-			serviceTime: serviceTimeFromDate(header(headers, 'date'), receivedAt - sentAt),
+			serviceTime: serviceTimeFromDate(headerOf(headers, 'date'), receivedAt - sentAt),
 		};
 		const clients = (body.data as unknown[]).map((item) => checkedClient(context, item));
 		return { ...(body as unknown as ListPage<unknown>), data: clients };
@@ -111,7 +106,7 @@ export async function serviceTime(this: IPollFunctions, budget: PollBudget): Pro
 	const { headers } = await budget.within(
 		serviceRequest.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeoutMs: budget.requestTimeout() }),
 	);
-	return serviceTimeFromDate(header(headers, 'date'), budget.elapsed() - sentAt);
+	return serviceTimeFromDate(headerOf(headers, 'date'), budget.elapsed() - sentAt);
 }
 
 /**
