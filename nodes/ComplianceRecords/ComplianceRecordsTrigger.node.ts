@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { authenticationProperty, serviceCredentials } from './authentication';
-import { calendarDate, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './helpers/dates';
+import { calendarDate, checkReviewDays, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './helpers/dates';
 import { chosenOutput, outputFor } from './helpers/output';
 import { PollBudget } from './trigger/budget';
 import { triggerProperties } from './trigger/description';
@@ -59,13 +59,8 @@ export class ComplianceRecordsTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const event = this.getNodeParameter('event') as TriggerEvent;
-		const reviewDays = event === 'reviewDue' ? (this.getNodeParameter('days') as number) : undefined;
+		const reviewDays = event === 'reviewDue' ? checkReviewDays(this.getNodeParameter('days'), this.getNode()) : undefined;
 		const { fetchFullClient: fetchFull = false } = this.getNodeParameter('options', {}) as IDataObject;
-		if (reviewDays !== undefined && !(Number.isInteger(reviewDays) && reviewDays >= 0)) {
-			throw new NodeOperationError(this.getNode(), `'${REVIEW_DUE_WITHIN}' must be a whole number of days, 0 or more (got ${reviewDays})`, {
-				description: '0 finds reviews due today; 30 those due in the next 30 days.',
-			});
-		}
 
 		// Output is shown in every version; the fallback is what version 1 emitted.
 		const output = outputFor(chosenOutput(this) ?? { mode: 'raw' }, fetchFull ? 'client' : 'clientListItem');

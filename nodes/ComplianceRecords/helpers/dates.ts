@@ -1,3 +1,6 @@
+import type { INode } from 'n8n-workflow';
+
+import { itemError } from '../transport/itemError';
 import { type InputPosition, invalid, text } from './checks';
 
 /*
@@ -39,6 +42,19 @@ export interface ReviewWindow {
 
 /** Before every date the service can hold: a window from it takes every date up to its end. */
 export const EARLIEST_DATE = '0000-01-01';
+
+/** 'Review Due Within (Days)' of either node: a whole number of days, 0 or more. */
+export function checkReviewDays(value: unknown, node: INode, itemIndex?: number): number {
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+		throw itemError(
+			node,
+			itemIndex,
+			`'${REVIEW_DUE_WITHIN}' must be a whole number of days, 0 or more (got ${String(value)})`,
+			'0 finds reviews due today; 30 those due in the next 30 days.',
+		);
+	}
+	return value;
+}
 
 export function reviewWindow(today: string, days: number): ReviewWindow {
 	return { from: today, to: addDays(today, days) };

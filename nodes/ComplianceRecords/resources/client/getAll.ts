@@ -1,9 +1,16 @@
 import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { forOperation, pagingFields } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
-import { addDays, calendarDate, EARLIEST_DATE, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from '../../helpers/dates';
+import {
+	addDays,
+	calendarDate,
+	checkReviewDays,
+	EARLIEST_DATE,
+	isInWindow,
+	REVIEW_DUE_WITHIN,
+	reviewWindow,
+} from '../../helpers/dates';
 import { instantInQuery } from '../../helpers/preSend';
 import { listRouting } from '../../helpers/routing';
 
@@ -18,15 +25,10 @@ function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const includeOverdue = filters.includeOverdue === true;
 	const withinDays = days !== undefined && days !== '' && days !== null;
 	if (!withinDays && !includeOverdue) return undefined;
-	if (withinDays && (typeof days !== 'number' || !Number.isInteger(days) || days < 0)) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`'${REVIEW_DUE_WITHIN}' must be a whole number of days, 0 or more (got ${String(days)}) [item ${this.getItemIndex()}]`,
-			{ itemIndex: this.getItemIndex(), description: '0 finds reviews due today; 30 those due in the next 30 days.' },
-		);
-	}
 	const today = calendarDate(Date.now(), this.getTimezone());
-	const window = withinDays ? reviewWindow(today, days as number) : { from: today, to: addDays(today, -1) };
+	const window = withinDays
+		? reviewWindow(today, checkReviewDays(days, this.getNode(), this.getItemIndex()))
+		: { from: today, to: addDays(today, -1) };
 	if (includeOverdue) window.from = EARLIEST_DATE;
 	return (client: IDataObject) => isInWindow(window, client.nextReviewDate);
 }
