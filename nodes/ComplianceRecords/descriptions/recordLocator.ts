@@ -33,7 +33,7 @@ export function recordFields(record: RecordParameter, idDescription: string): IN
 					displayName: 'From List',
 					name: 'list',
 					type: 'list',
-					placeholder: `Select ${record.one}...`,
+					placeholder: `Select ${record.withArticle}...`,
 					typeOptions: { searchListMethod: record.searchListMethod, searchable: true },
 				},
 				{
@@ -46,7 +46,7 @@ export function recordFields(record: RecordParameter, idDescription: string): IN
 							type: 'regex',
 							properties: {
 								regex: urlPattern,
-								errorMessage: `Not the URL of ${record.one}: paste one that ends in /${record.collection}/ followed by the ID`,
+								errorMessage: `Not the URL of ${record.withArticle}: paste one that ends in /${record.collection}/ followed by the ID`,
 							},
 						},
 					],

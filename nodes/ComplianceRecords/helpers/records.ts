@@ -12,7 +12,7 @@ export interface RecordParameter {
 	/** What the record is, e.g. 'Client': the name of its picker, and the word of "not found" errors. */
 	label: string;
 	/** The record with its article, for messages: 'a client'. */
-	one: string;
+	withArticle: string;
 	/** The parameter holding it in every version, e.g. 'clientId'. */
 	parameter: string;
 	/** The name of the plain ID field of versions 1 and 1.1, e.g. 'Client ID'. */
@@ -59,8 +59,8 @@ export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode
 		throw itemError(
 			node,
 			itemIndex,
-			`'${field}' "${given}" is not the URL of ${record.one}`,
-			`Paste the web address or API URL of ${record.one}: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
+			`'${field}' "${given}" is not the URL of ${record.withArticle}`,
+			`Paste the web address or API URL of ${record.withArticle}: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
 		);
 	}
 	return id;

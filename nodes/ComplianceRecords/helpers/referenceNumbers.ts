@@ -13,7 +13,7 @@ import { headerOf } from '../transport/response';
 import { checkRequired } from './checks';
 import { sharedInExecution } from './execution';
 import { recordOutput } from './output';
-import { explained, routedPages, routedRequest } from './routing';
+import { operationError, routedPages, routedRequest } from './routing';
 import { firstEvaluationBound, serviceTimeFromDate, type Sighting, watermarkAfter } from './serviceTime';
 
 /*
@@ -97,7 +97,7 @@ async function orExplained<T>(context: IExecutePaginationFunctions, work: Promis
 	try {
 		return await work;
 	} catch (error) {
-		throw await explained(context, error);
+		throw await operationError(context, error);
 	}
 }
 
@@ -114,7 +114,7 @@ async function clientOrConflict(
 	} catch (error) {
 		const answer = answerIn(error);
 		if (answer?.status === 409) return { conflict: answer };
-		throw await explained(context, error);
+		throw await operationError(context, error);
 	}
 }
 

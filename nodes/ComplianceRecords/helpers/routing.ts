@@ -72,7 +72,7 @@ function recordIdOf(context: IExecuteSingleFunctions, record: RecordParameter): 
 }
 
 /** Whatever a request of an operation threw, as the error the user sees. */
-export async function explained(
+export async function operationError(
 	context: IExecuteSingleFunctions,
 	error: unknown,
 	record?: RecordParameter,
@@ -117,7 +117,7 @@ function sendRecord(record?: RecordParameter) {
 		try {
 			return await this.makeRoutingRequest(requestData);
 		} catch (error) {
-			throw await explained(this, error, record);
+			throw await operationError(this, error, record);
 		}
 	};
 }
@@ -217,7 +217,7 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 				}
 			}
 		} catch (error) {
-			throw await explained(this, error);
+			throw await operationError(this, error);
 		}
 		return items;
 	};
@@ -228,7 +228,7 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
  * items itself: each request answers the service's whole body (`makeRoutingRequest` runs the
  * operation's postReceive steps on every request it sends, whatever its path).
  */
-export function ownRouting(
+export function paginationRouting(
 	request: { method: IHttpRequestMethods; url: string },
 	pagination: (
 		this: IExecutePaginationFunctions,
@@ -245,5 +245,5 @@ export function ownRouting(
 
 /** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
 export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
-	return ownRouting({ method: 'GET', url: path }, pageList(kind, filter));
+	return paginationRouting({ method: 'GET', url: path }, pageList(kind, filter));
 }

@@ -7,7 +7,7 @@ import { recordRouting } from '../../helpers/routing';
 /** The client an operation is about, picked by the user and named in errors. */
 export const clientRecord: RecordParameter = {
 	label: 'Client',
-	one: 'a client',
+	withArticle: 'a client',
 	parameter: 'clientId',
 	idFieldName: 'Client ID',
 	collection: 'clients',

@@ -3,11 +3,11 @@ import type { INodeProperties } from 'n8n-workflow';
 import { forOperation, textField } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import { createOrUpdate, REFERENCE_NUMBER } from '../../helpers/referenceNumbers';
-import { ownRouting } from '../../helpers/routing';
+import { paginationRouting } from '../../helpers/routing';
 import { additionalClientFields, newClientFields } from './create';
 
 /** POST /clients, and on a taken reference number PATCH /clients/{id} of the client holding it. */
-export const routing = ownRouting({ method: 'POST', url: '/clients' }, createOrUpdate);
+export const routing = paginationRouting({ method: 'POST', url: '/clients' }, createOrUpdate);
 
 const properties: INodeProperties[] = [
 	textField(REFERENCE_NUMBER, 'referenceNumber', 'referenceNumber', {

@@ -7,7 +7,7 @@ import { recordRouting } from '../../helpers/routing';
 /** The individual an operation is about, picked by the user and named in errors. */
 export const individualRecord: RecordParameter = {
 	label: 'Individual',
-	one: 'an individual',
+	withArticle: 'an individual',
 	parameter: 'individualId',
 	idFieldName: 'Individual ID',
 	collection: 'individuals',

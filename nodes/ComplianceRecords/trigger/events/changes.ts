@@ -80,11 +80,10 @@ export async function pollChanges(
 	const { cursor } = state;
 	const sweptSeen = state.sweep?.seen ?? new Map();
 	const floor = watermarkAfter(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
-	// The first poll records all it lists. When its listing takes more polls, these record only
-	// what changed before the sweep's floor: a change at or after it may have come after
-	// activation, and is emitted.
+	// A first listing that takes more polls records only what changed before its floor: a change at
+	// or after it may have come after activation, and is emitted.
 	const recording = saved === undefined || state.sweep?.recording === true;
-	const records = (time: number) => saved === undefined || (recording && time < floor);
+	const predatesActivation = (time: number) => saved === undefined || (recording && time < floor);
 
 	const emitted: Array<{ client: Client; time: number }> = [];
 	const handled: HandledChange[] = [];
@@ -108,7 +107,7 @@ export async function pollChanges(
 			)
 			.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));
 		for (const { client, time } of fresh) {
-			if (records(time)) {
+			if (predatesActivation(time)) {
 				remember({ clientId: client.id, eventTime: time });
 				continue;
 			}

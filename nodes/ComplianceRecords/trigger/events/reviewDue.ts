@@ -43,18 +43,18 @@ export async function pollReviewDue(
 	const scanning = resumed ? resumed.scan !== undefined : saved?.scannedOn !== today;
 	const due = saved?.due ?? new DueMemory();
 	if (scanning) due.forgetBefore(today);
-	// The first poll records the clients inside the window. When its scan takes more polls, these
-	// record only clients unchanged since before the scan's floor: one changed at or after it may
-	// have moved into the window after activation, and is emitted.
+	// A first scan that takes more polls records only clients unchanged since before its floor: one
+	// changed at or after it may have moved into the window after activation, and is emitted.
 	const recording = saved === undefined || resumed?.recording === true;
 	const floor = watermarkAfter(saved?.since ?? -Infinity, resumed?.firstEvaluation ?? -Infinity);
-	const records = (client: Client) => saved === undefined || (recording && Date.parse(client.lastModifiedAt) < floor);
+	const predatesActivation = (client: Client) =>
+		saved === undefined || (recording && Date.parse(client.lastModifiedAt) < floor);
 
 	const emitted: Client[] = [];
 	let progressed = false;
 	const progress = await sweep.call(this, budget, scanning ? undefined : saved?.since, resumed, async (listed) => {
 		for (const { client } of listed) {
-			if (records(client) || !due.isEntering(client.id, client.nextReviewDate, window)) {
+			if (predatesActivation(client) || !due.isEntering(client.id, client.nextReviewDate, window)) {
 				due.observe(client.id, client.nextReviewDate, window);
 				continue;
 			}
