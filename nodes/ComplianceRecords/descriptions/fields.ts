@@ -11,6 +11,7 @@ import {
 	emailInBody,
 	idListInBody,
 } from '../helpers/preSend';
+import { PICKER_VERSION } from '../helpers/records';
 
 /**
  * Fields that appear in several operations, written once. Where a field maps to the request
@@ -100,8 +101,8 @@ function dateField(
 ): INodeProperties[] {
 	const field = { displayName, name, default: '', routing: { send: { ...toBody(bodyPath).send, preSend: [preSend] } }, ...extra };
 	return [
-		{ ...field, type: 'string', displayOptions: { show: { '@version': [{ _cnd: { lt: 2 } }] } } },
-		{ ...field, type: 'dateTime', displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } } },
+		{ ...field, type: 'string', displayOptions: { show: { '@version': [{ _cnd: { lt: PICKER_VERSION } }] } } },
+		{ ...field, type: 'dateTime', displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } } },
 	];
 }
 
