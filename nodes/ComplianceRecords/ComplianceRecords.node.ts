@@ -19,10 +19,9 @@ export class ComplianceRecords implements INodeType {
 			dark: 'file:../../icons/complianceRecords.dark.svg',
 		},
 		group: ['transform'],
-		// 1.1 adds Simplify (nodes of version 1 keep their full output); 2 picks records from lists and
-		// takes real dates (nodes of 1 and 1.1 keep their plain IDs and texts), its Simplify keeps at
-		// most 10 fields and, as an AI tool, Output replaces it (1.1 keeps its flat records). New nodes get 2.
-		version: [1, 1.1, 2],
+		// 2 adds record and date pickers, Simplify, and Output as a tool; 1 is 0.1.0's (IDs and dates as
+		// text, the service's records).
+		version: [1, 2],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Create, read and update AML client records in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records' },

@@ -9,7 +9,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { authenticationProperty, serviceCredentials } from './authentication';
 import { calendarDate, checkReviewDays, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './helpers/dates';
-import { chosenOutput, outputFor } from './helpers/output';
+import { outputFor } from './helpers/output';
 import { PollBudget } from './trigger/budget';
 import { triggerProperties } from './trigger/description';
 import { determinationCompletedAt, type EventTime, modifiedAt, pollChanges } from './trigger/events/changes';
@@ -31,6 +31,13 @@ const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> 
 	amlDeterminationCompleted: determinationCompletedAt,
 };
 
+/** What Simplify keeps of each event, whatever else gives way: when it happened. */
+const EVENT_FIELDS: Record<TriggerEvent, string[]> = {
+	clientModified: ['lastModifiedAt'],
+	amlDeterminationCompleted: ['amlDeterminationCompletedAt', 'riskLevel'],
+	reviewDue: ['nextReviewDate'],
+};
+
 const NOTHING_YET: Record<TriggerEvent, string> = {
 	clientModified: 'The firm has no client yet',
 	amlDeterminationCompleted: 'No client of the firm has a completed AML determination yet',
@@ -43,7 +50,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 		name: 'complianceRecordsTrigger',
 		icon: { light: 'file:../../icons/complianceRecords.svg', dark: 'file:../../icons/complianceRecords.dark.svg' },
 		group: ['trigger'],
-		// 1.1 outputs Simplified records by default; nodes of version 1 keep the service's records.
+		// 1.1 simplifies its output by default; version 1 (0.1.0) emits the service's records.
 		version: [1, 1.1],
 		subtitle:
 			'={{ {"clientModified": "Client Created or Modified", "amlDeterminationCompleted": "AML Determination Completed", "reviewDue": "Review Due"}[$parameter["event"]] }}',
@@ -62,8 +69,11 @@ export class ComplianceRecordsTrigger implements INodeType {
 		const reviewDays = event === 'reviewDue' ? checkReviewDays(this.getNodeParameter('days'), this.getNode()) : undefined;
 		const { fetchFullClient: fetchFull = false } = this.getNodeParameter('options', {}) as IDataObject;
 
-		// Output is shown in every version; the fallback is what version 1 emitted.
-		const output = outputFor(chosenOutput(this) ?? { mode: 'raw' }, fetchFull ? 'client' : 'clientListItem');
+		const simplified = this.getNodeParameter('simplify', false) === true;
+		const output = outputFor(
+			simplified ? { mode: 'simplified', keep: EVENT_FIELDS[event] } : { mode: 'raw' },
+			fetchFull ? 'client' : 'clientListItem',
+		);
 		const budget = new PollBudget(this);
 		// What an emitted client is: the list item as listed, or the full client (a request each).
 		const fullClient = fetchFull ? async (client: Client) => await fetchFullClient.call(this, budget, client.id) : undefined;

@@ -190,7 +190,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(due.length).toBeGreaterThan(0);
 		expect(clients.map((found) => found.id)).toEqual(due.map((listed) => listed.id));
-		// Version 2's Simplified output: at most 10 fields, the 8 a list item has.
+		// Version 2's Simplified output: at most 10 fields, the 9 a list item has.
 		expect(Object.keys(clients[0])).toEqual([
 			'id',
 			'name',
@@ -200,6 +200,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 			'riskLevel',
 			'nextReviewDate',
 			'category',
+			'lastModifiedAt',
 		]);
 		expect(clients[0]).toMatchObject({
 			id: due[0].id,

@@ -25,10 +25,7 @@ export interface NodeUnderTest {
 	nodeTypes?: TestNodeTypes;
 	/** The node's "On Error: Continue" setting. */
 	continueOnFail?: boolean;
-	/**
-	 * The node's version (typeVersion); 1 unless given. Version 1.1, what a node added in the
-	 * editor gets, has Simplify on by default.
-	 */
+	/** The node's version (typeVersion); 1 (0.1.0's) unless given. Version 2 is what a node added in the editor gets. */
 	typeVersion?: number;
 }
 

@@ -28,7 +28,7 @@ export interface TriggerPollerOptions {
 	budgetMs?: number;
 	/** How n8n keeps the static data (see poll.ts); when absent, every poll's state is kept. */
 	engine?: PollEngine;
-	/** The trigger's version (typeVersion); 1, what workflows saved before 1.1 have, unless given. */
+	/** The trigger's version (typeVersion); 1 (0.1.0's) unless given. */
 	typeVersion?: number;
 }
 

@@ -86,12 +86,7 @@ function emailField(bodyPath: string): INodeProperties {
 	});
 }
 
-/**
- * A date field, sent as `YYYY-MM-DD` (or, for a date of birth, `{ day, month, year }`): a date
- * picker from node version 2; a text box in versions 1 and 1.1, which saved workflows keep. Both
- * have the same name, so a saved value stays, and both take a date, an ISO 8601 date-time or an
- * expression's DateTime (checkDate).
- */
+/** A date field: text in version 1, a date picker from 2, one name so a saved value stays (checkDate reads both). */
 function dateField(
 	displayName: string,
 	name: string,

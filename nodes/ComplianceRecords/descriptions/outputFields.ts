@@ -69,8 +69,8 @@ const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
 	],
 };
 
-/** n8n's Output parameter (UX guidelines: Simplified, Raw, Selected Fields), shown where `displayOptions` says. */
-export function outputParameter(defaultMode: 'simple' | 'raw', displayOptions: IDisplayOptions): INodeProperties {
+/** n8n's Output parameter for tool nodes (UX guidelines): Simplified, Raw or Selected Fields. */
+function outputParameter(displayOptions: IDisplayOptions): INodeProperties {
 	return {
 		displayName: 'Output',
 		name: 'output',
@@ -79,27 +79,28 @@ export function outputParameter(defaultMode: 'simple' | 'raw', displayOptions: I
 		options: [
 			{ name: 'Simplified', value: 'simple', description: 'At most 10 fields, the most used first, with names instead of references' },
 			{ name: 'Raw', value: 'raw', description: 'Every field, as the service sends it' },
-			{ name: 'Selected Fields', value: 'fields', description: 'The fields chosen in \'Fields\', and the ID' },
+			{ name: 'Selected Fields', value: 'fields', description: "The fields chosen in 'Fields', and the ID" },
 		],
-		default: defaultMode,
+		default: 'simple',
 		displayOptions,
 	};
 }
 
 /** The Fields of Output > Selected Fields: a record's fields to output, the ID always output. */
-export function selectedFieldsParameter(kind: RecordKind, displayOptions: IDisplayOptions, hint?: string): INodeProperties {
+function selectedFieldsParameter(kind: RecordKind, displayOptions: IDisplayOptions): INodeProperties {
 	return {
 		displayName: 'Fields',
 		name: 'fields',
 		type: 'multiOptions',
 		options: RECORD_FIELDS[kind],
 		default: [],
-		description: `The fields to output; the ID is always included${hint ? `. ${hint}` : ''}`,
+		description: 'The fields to output; the ID is always included',
 		displayOptions: { ...displayOptions, show: { ...displayOptions.show, output: ['fields'] } },
 	};
 }
 
-const simplify: INodeProperties = {
+/** n8n's Simplify, for a node that is not run as a tool: its name and description as the guidelines give them. */
+export const simplify: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
 	type: 'boolean',
@@ -107,24 +108,20 @@ const simplify: INodeProperties = {
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
 
-/**
- * Version 2 run as an AI agent's tool. n8n's '@tool' display condition is true in the node type it
- * builds of a `usableAsTool` node for agents and MCP (its name ends in "Tool"), in the editor and
- * when it runs; n8n's HTTP Request node shows its tool-only options the same way.
- */
-const asToolFromVersion2 = { '@version': [{ _cnd: { gte: 2 } }], '@tool': [true] };
+/** Version 1 (0.1.0) outputs the service's records: Simplify and Output come with version 2. */
+const SIMPLIFY_VERSION = 2;
 
 /**
- * What an operation outputs (actions/output.ts reads it): Simplify (n8n's convention), on by
- * default, from version 1.1 (version 1 had none and keeps its full output); in version 2 run as a
- * tool, the Output choice that n8n's UX guidelines give tool nodes instead. Tools saved at 1.1
- * keep their Simplify.
+ * n8n's '@tool' condition holds in the node type n8n builds of a `usableAsTool` node for agents
+ * and MCP, as n8n's HTTP Request node shows its tool-only options.
  */
+const asTool = { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [true] };
+
+/** What an operation outputs (helpers/output.ts reads it): Simplify, or, run as a tool, Output. */
 export function outputFields(kind: RecordKind): INodeProperties[] {
 	return [
-		{ ...simplify, displayOptions: { show: { '@version': [1.1] } } },
-		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }], '@tool': [false] } } },
-		outputParameter('simple', { show: asToolFromVersion2 }),
-		selectedFieldsParameter(kind, { show: asToolFromVersion2 }),
+		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [false] } } },
+		outputParameter({ show: asTool }),
+		selectedFieldsParameter(kind, { show: asTool }),
 	];
 }

@@ -3,11 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { PAGES_PER_SEARCH, PICKER_VERSION, type RecordParameter, recordUrlPattern } from '../helpers/records';
 import { MAX_PAGE_SIZE } from '../transport/paging';
 
-/**
- * The record an operation reads or changes, one parameter in two forms: versions 1 and 1.1 keep
- * their plain ID field (saved workflows keep working); from version 2 the user picks the record
- * From List (the default), By URL or By ID.
- */
+/** The record's parameter: version 1's ID field, then a picker (From List first, By URL, By ID). */
 export function recordFields(record: RecordParameter, idDescription: string): INodeProperties[] {
 	const urlPattern = recordUrlPattern(record);
 	return [

@@ -2,34 +2,19 @@ import type {
 	IDataObject,
 	IExecuteSingleFunctions,
 	INodeExecutionData,
-	IPollFunctions,
 	PostReceiveAction,
 } from 'n8n-workflow';
 
 import { isObject } from '../transport/response';
 
-/**
- * What both nodes output for a record the service answered: flat records (names instead of
- * references, no links; a field the record has no value for is null) and n8n's Output choice
- * (Simplified, Raw, Selected Fields). A client list item has no partner, manager or business unit
- * (spec §2.2), so its flat record leaves those out rather than claim there is none.
- */
-
 /** Which record an output is made from. */
 export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisation' | 'firm';
 
 /**
- * How a node outputs each record:
- * - `simplified`: at most 10 flat fields, the most used first (Simplify from the action node's
- *   version 2; Output > Simplified);
- * - `flat`: every flat field (Simplify of the action node's version 1.1, kept for the workflows
- *   saved with it);
- * - `raw`: the record as the service sent it;
- * - `selected`: the service's fields chosen in 'Fields', and the ID always.
+ * How a node outputs each record: Simplify's flat fields (`keep` chosen first), the record as the
+ * service sent it, or the fields chosen in 'Fields' and the ID.
  */
-export type Output = { mode: 'simplified' | 'flat' | 'raw' } | { mode: 'selected'; fields: string[] };
-
-type Flat = IDataObject;
+export type Output = { mode: 'simplified'; keep?: string[] } | { mode: 'raw' } | { mode: 'selected'; fields: string[] };
 
 const textOrNull = (value: unknown): string | null =>
 	typeof value === 'string' && value.trim() !== '' ? value : null;
@@ -57,36 +42,28 @@ function dateOfBirth(birth: unknown): string | null {
 	return `${birth.year}-${pad(birth.month)}-${pad(birth.day)}`;
 }
 
-function clientHead(client: IDataObject): Flat {
+/** A client's flat fields in output order; a list item has no partner or manager to name (spec §2.2). */
+function flatClient(client: IDataObject, listItem: boolean): IDataObject {
 	const determination = isObject(client.lastAmlDetermination) ? client.lastAmlDetermination : {};
 	return {
 		id: client.id,
 		name: textOrNull(client.name),
-		category: textOrNull(client.category),
+		referenceNumber: textOrNull(client.referenceNumber),
 		state: textOrNull(client.state),
 		amlDeterminationStatus: textOrNull(client.amlDeterminationStatus),
 		riskLevel: textOrNull(determination.riskLevel),
+		amlDeterminationCompletedAt: textOrNull(determination.completedAt),
 		nextReviewDate: textOrNull(client.nextReviewDate),
-	};
-}
-
-function clientTail(client: IDataObject): Flat {
-	return {
-		referenceNumber: textOrNull(client.referenceNumber),
+		...(!listItem && { partner: nameOf(client.partner), manager: nameOf(client.manager) }),
+		category: textOrNull(client.category),
 		lastModifiedAt: textOrNull(client.lastModifiedAt),
 	};
 }
 
-/** Every flat field of a record, in the order version 1.1 of the action node outputs them. */
-const flatteners: Record<RecordKind, (record: IDataObject) => Flat> = {
-	client: (client) => ({
-		...clientHead(client),
-		partner: nameOf(client.partner),
-		manager: nameOf(client.manager),
-		businessUnit: nameOf(client.businessUnit),
-		...clientTail(client),
-	}),
-	clientListItem: (client) => ({ ...clientHead(client), ...clientTail(client) }),
+/** Every flat field of a record: names instead of references, no links, null for no value. */
+const flatteners: Record<RecordKind, (record: IDataObject) => IDataObject> = {
+	client: (client) => flatClient(client, false),
+	clientListItem: (client) => flatClient(client, true),
 	individual: (individual) => ({
 		id: individual.id,
 		name: fullName(individual.firstName, individual.middleName, individual.lastName),
@@ -125,13 +102,11 @@ const flatteners: Record<RecordKind, (record: IDataObject) => Flat> = {
 	},
 };
 
-/**
- * Simplify keeps at most 10 fields, the most used first (n8n's UX guidelines). A client has 12
- * flat fields; these ten are what a compliance team finds, screens and assigns a client by, and
- * its business unit and last modification stay in Raw and Selected Fields. A list item has 8 of
- * them. Individuals (6 fields), organisations (7) and the firm (9) keep every flat field.
- */
-const MOST_USED_CLIENT_FIELDS = [
+/** n8n's UX guidelines: Simplify outputs at most 10 fields, the most used first. */
+const MAX_SIMPLIFIED_FIELDS = 10;
+
+/** A client's fields by how much a compliance team finds, screens and assigns clients by them. */
+const CLIENT_FIELDS_BY_USE = [
 	'id',
 	'name',
 	'referenceNumber',
@@ -142,12 +117,14 @@ const MOST_USED_CLIENT_FIELDS = [
 	'partner',
 	'manager',
 	'category',
+	'lastModifiedAt',
 ];
 
-function simplified(kind: RecordKind, record: IDataObject): Flat {
+function simplified(kind: RecordKind, record: IDataObject, keep: string[] = []): IDataObject {
 	const flat = flatteners[kind](record);
-	if (kind !== 'client' && kind !== 'clientListItem') return flat;
-	return Object.fromEntries(MOST_USED_CLIENT_FIELDS.filter((field) => field in flat).map((field) => [field, flat[field]]));
+	const byUse = kind === 'client' || kind === 'clientListItem' ? CLIENT_FIELDS_BY_USE : Object.keys(flat);
+	const chosen = new Set([...new Set([...keep, ...byUse])].filter((field) => field in flat).slice(0, MAX_SIMPLIFIED_FIELDS));
+	return Object.fromEntries(Object.entries(flat).filter(([field]) => chosen.has(field)));
 }
 
 /** The record as the service sent it, narrowed to the chosen fields and its ID, in the record's order. */
@@ -162,9 +139,7 @@ export function outputFor(output: Output, kind: RecordKind): (record: IDataObjec
 		if (!isObject(record)) return record;
 		switch (output.mode) {
 			case 'simplified':
-				return simplified(kind, record);
-			case 'flat':
-				return flatteners[kind](record);
+				return simplified(kind, record, output.keep);
 			case 'selected':
 				return selected(record, output.fields);
 			case 'raw':
@@ -179,8 +154,8 @@ function fieldNames(value: unknown): string[] {
 	return names.filter((name): name is string => typeof name === 'string').map((name) => name.trim());
 }
 
-/** The Output parameter's choice where the node shows it; undefined where it does not. */
-export function chosenOutput(context: IExecuteSingleFunctions | IPollFunctions): Output | undefined {
+/** Output where the node runs as a tool (descriptions/outputFields.ts), else Simplify; version 1 has neither. */
+function outputOf(context: IExecuteSingleFunctions): Output {
 	switch (context.getNodeParameter('output', '')) {
 		case 'simple':
 			return { mode: 'simplified' };
@@ -189,20 +164,8 @@ export function chosenOutput(context: IExecuteSingleFunctions | IPollFunctions):
 		case 'fields':
 			return { mode: 'selected', fields: fieldNames(context.getNodeParameter('fields', [])) };
 		default:
-			return undefined;
+			return context.getNodeParameter('simplify', false) === true ? { mode: 'simplified' } : { mode: 'raw' };
 	}
-}
-
-/**
- * What the action node outputs, by version: 1 the service's records (it has no Simplify); 1.1
- * Simplify's flat records with every flat field; 2 Simplify's at most 10 fields, and, run as an
- * AI agent's tool, the Output choice in place of Simplify (descriptions/outputFields.ts).
- */
-function outputOf(context: IExecuteSingleFunctions): Output {
-	const chosen = chosenOutput(context);
-	if (chosen) return chosen;
-	if (context.getNodeParameter('simplify', false) !== true) return { mode: 'raw' };
-	return context.getNode().typeVersion >= 2 ? { mode: 'simplified' } : { mode: 'flat' };
 }
 
 /** What an operation outputs for each record the service answered, as the node's parameters ask. */

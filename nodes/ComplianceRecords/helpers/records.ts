@@ -2,12 +2,7 @@ import type { INode } from 'n8n-workflow';
 
 import { itemError } from '../transport/itemError';
 
-/**
- * The record an operation reads or changes (a client, an individual), and how the user names it:
- * a plain ID field in node versions 1 and 1.1, a picker (From List, By URL, By ID) from version 2
- * on. Both are the same parameter, so the routing reads the ID one way whatever the version.
- */
-
+/** The record an operation reads or changes: one parameter, an ID field in version 1, a picker from 2. */
 export interface RecordParameter {
 	/** What the record is, e.g. 'Client': the name of its picker, and the word of "not found" errors. */
 	label: string;
@@ -15,7 +10,7 @@ export interface RecordParameter {
 	withArticle: string;
 	/** The parameter holding it in every version, e.g. 'clientId'. */
 	parameter: string;
-	/** The name of the plain ID field of versions 1 and 1.1, e.g. 'Client ID'. */
+	/** The name of version 1's ID field, e.g. 'Client ID'. */
 	idFieldName: string;
 	/** The collection its URLs end in, before the ID: 'clients' for `.../clients/<id>`. */
 	collection: string;
@@ -26,7 +21,7 @@ export interface RecordParameter {
 /** The most pages of 200 one call of a picker's From list search reads; the next call goes on from where it stopped. */
 export const PAGES_PER_SEARCH = 5;
 
-/** The node version from which a record is picked (versions 1 and 1.1 keep their plain ID field). */
+/** The node version from which a record or a date is picked (version 1 takes them as text). */
 export const PICKER_VERSION = 2;
 
 /** The name of the record's field in this node's version, as the user sees it and errors name it. */

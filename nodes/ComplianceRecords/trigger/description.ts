@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { outputParameter, selectedFieldsParameter } from '../descriptions/outputFields';
+import { simplify } from '../descriptions/outputFields';
 import { REVIEW_DUE_WITHIN } from '../helpers/dates';
 
 /** The trigger's parameters after 'Authentication' (n8n adds Poll Times itself to a polling node). */
@@ -45,14 +45,8 @@ export const triggerProperties: INodeProperties[] = [
 			"Start the workflow for a client when its next review date is from today to this many days ahead, today in the workflow's time zone. Dates already past, and clients already due when the workflow is activated, do not start it; a client given a date within the days does. Changing this value starts over as on activation.",
 		displayOptions: { show: { event: ['reviewDue'] } },
 	},
-	// Version 1 emitted the service's records: its workflows keep them unless they choose otherwise.
-	outputParameter('raw', { show: { '@version': [1] } }),
-	outputParameter('simple', { show: { '@version': [{ _cnd: { gte: 1.1 } }] } }),
-	selectedFieldsParameter(
-		'client',
-		{},
-		"Partner, Manager, Business Unit, Services, Created At and Updated At come only with 'Fetch Full Client' on",
-	),
+	// Version 1 (0.1.0) emits the service's records.
+	{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } } },
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -60,10 +60,9 @@ describe('Compliance Records node description', () => {
 		['individual', 'update'],
 		['organisation', 'getAll'],
 		['firm', 'get'],
-	])('%s > %s: versions 1.1 and 2 (new nodes) have Simplify, on; version 1 (saved workflows) has none', (resource, operation) => {
-		expect(description.version).toEqual([1, 1.1, 2]);
+	])('%s > %s: version 2 (new nodes) has Simplify, on; version 1 (0.1.0) has none', (resource, operation) => {
+		expect(description.version).toEqual([1, 2]);
 		expect(shown({ resource, operation }, 2)).toMatchObject({ simplify: true });
-		expect(shown({ resource, operation }, 1.1)).toMatchObject({ simplify: true });
 		expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
 	});
 
@@ -72,9 +71,8 @@ describe('Compliance Records node description', () => {
 		['client', 'update', 'clientId'],
 		['individual', 'get', 'individualId'],
 		['individual', 'update', 'individualId'],
-	])('%s > %s: version 2 (new nodes) picks the record, From List first; 1 and 1.1 keep the ID as text', (resource, operation, name) => {
+	])('%s > %s: version 2 (new nodes) picks the record, From List first; 1 keeps the ID as text', (resource, operation, name) => {
 		expect(shown({ resource, operation }, 2)[name]).toEqual({ __rl: true, mode: 'list', value: '' });
-		expect(shown({ resource, operation }, 1.1)[name]).toBe('');
 		expect(shown({ resource, operation }, 1)[name]).toBe('');
 		const field = (typeVersion: number) =>
 			description.properties.find(
@@ -84,7 +82,7 @@ describe('Compliance Records node description', () => {
 			);
 		expect(field(2)).toMatchObject({ displayName: name === 'clientId' ? 'Client' : 'Individual', type: 'resourceLocator' });
 		expect(field(2)?.modes?.map((mode) => mode.displayName)).toEqual(['From List', 'By URL', 'By ID']);
-		expect(field(1.1)).toMatchObject({ displayName: name === 'clientId' ? 'Client ID' : 'Individual ID', type: 'string' });
+		expect(field(1)).toMatchObject({ displayName: name === 'clientId' ? 'Client ID' : 'Individual ID', type: 'string' });
 	});
 
 	it('Return All hides Limit', () => {

@@ -131,19 +131,25 @@ describe('Fetch Test Event', () => {
 	});
 });
 
-describe('Output: Simplified, Raw or Selected Fields', () => {
-	/** A Simplified client as the README lists it: the list item's eight fields, partner and manager by name with a full client. */
-	const simplifiedClient = (client: ServiceClient, full: boolean) => ({
+describe('Simplify (version 1.1): at most ten fields, always with when the event happened', () => {
+	/** Every field Simplify may keep of a client, as the README lists them. */
+	const flat = (client: ServiceClient): IDataObject => ({
 		id: client.id,
 		name: client.name,
 		referenceNumber: client.referenceNumber ?? null,
 		state: client.state,
 		amlDeterminationStatus: client.amlDeterminationStatus,
 		riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
+		amlDeterminationCompletedAt: (client.lastAmlDetermination as IDataObject | undefined)?.completedAt ?? null,
 		nextReviewDate: client.nextReviewDate ?? null,
-		...(full && { partner: client.partner?.name ?? null, manager: client.manager?.name ?? null }),
+		partner: client.partner?.name ?? null,
+		manager: client.manager?.name ?? null,
 		category: client.category,
+		lastModifiedAt: client.lastModifiedAt,
 	});
+	const simplified = (client: ServiceClient, fields: string[]) => Object.fromEntries(fields.map((field) => [field, flat(client)[field]]));
+
+	const HEAD = ['id', 'name', 'referenceNumber', 'state', 'amlDeterminationStatus', 'riskLevel'];
 
 	/** The parameters n8n keeps for a trigger of this version (the editor shows them), defaults filled in. */
 	const shown = (values: INodeParameters, typeVersion: number) => {
@@ -151,84 +157,81 @@ describe('Output: Simplified, Raw or Selected Fields', () => {
 		return NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
 	};
 
-	/** A client with a partner, a manager and a completed AML determination, changed after the trigger's activation. */
-	async function emittedChange(parameters: IDataObject, typeVersion?: number) {
-		const ids = (await listAll(busy.sandbox())).map((client) => client.id as string);
-		let assigned: ServiceClient | undefined;
-		for (const id of ids.slice(100)) {
-			const { data } = await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${id}`);
-			if (data.partner && data.manager && data.lastAmlDetermination) {
-				assigned = data;
-				break;
-			}
+	/** A client with a partner, a manager and a completed AML determination, as the service holds it. */
+	async function assignedClient(): Promise<ServiceClient> {
+		for (const { id } of (await listAll(busy.sandbox())).slice(100)) {
+			const { data } = await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${String(id)}`);
+			if (data.partner && data.manager && data.lastAmlDetermination) return data;
 		}
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified', ...parameters }, credentials: busy.credentials(), typeVersion });
-		expect(await poller.poll()).toEqual([]);
-		const changed = (await touchClient(busy.sandbox(), assigned!.id)) as ServiceClient;
-		return { changed, emitted: await poller.poll() };
+		throw new Error('The sandbox has no assigned client');
 	}
 
-	it('a trigger saved at version 1 emits the list item as before; a new one (1.1) emits Simplified records', async () => {
+	/** What the trigger emits for an event on such a client after its activation, and the client as the service then holds it. */
+	async function emittedEvent(parameters: IDataObject, typeVersion: number | undefined, happen: (id: string) => Promise<unknown>) {
+		const { id } = await assignedClient();
+		const poller = createTriggerPoller({ parameters, credentials: busy.credentials(), typeVersion, timezone: 'UTC' });
+		expect(await poller.poll()).toEqual([]);
+		await happen(id);
+		const emitted = await poller.poll();
+		return { changed: (await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${id}`)).data, emitted };
+	}
+	const touch = (id: string) => touchClient(busy.sandbox(), id);
+	const complete = async (id: string) => busy.sandbox().completeAmlDetermination(id, 'HIGH');
+	let daysAhead = 4;
+	/** A review date a few days ahead, another each time, so that the client's date changes. */
+	const dueSoon = (id: string) =>
+		touchClient(busy.sandbox(), id, { nextReviewDate: new Date(Date.now() + ++daysAhead * 86_400_000).toISOString().slice(0, 10) });
+
+	it('a trigger saved at version 1 has no Simplify and emits the list item, as 0.1.0 did', async () => {
 		expect(new ComplianceRecordsTrigger().description.version).toEqual([1, 1.1]);
-		expect(shown({ event: 'clientModified' }, 1)).toMatchObject({ output: 'raw' });
-		expect(shown({ event: 'clientModified' }, 1.1)).toMatchObject({ output: 'simple' });
-		expect(shown({ event: 'clientModified' }, 1.1)).not.toHaveProperty('fields');
+		expect(shown({ event: 'clientModified' }, 1)).toEqual({ authentication: 'apiKey', event: 'clientModified', options: {} });
+		expect(shown({ event: 'clientModified' }, 1.1)).toEqual({ authentication: 'apiKey', event: 'clientModified', simplify: true, options: {} });
 
-		const saved = await emittedChange({});
-		const added = await emittedChange({}, 1.1);
+		const { changed, emitted } = await emittedEvent({ event: 'clientModified' }, undefined, touch);
 
-		expect(saved.emitted).toEqual([
-			expect.objectContaining({ id: saved.changed.id, lastModifiedAt: saved.changed.lastModifiedAt, links: expect.any(Object) }),
+		expect(emitted).toEqual([
+			expect.objectContaining({ id: changed.id, lastModifiedAt: changed.lastModifiedAt, links: expect.any(Object) }),
 		]);
-		expect(saved.emitted[0].entity).toMatchObject({ object: expect.any(String) }); // a reference: the list item
-		expect(saved.emitted[0]).not.toHaveProperty('partner');
-		expect(added.emitted).toEqual([simplifiedClient(added.changed, false)]);
-		expect(Object.keys(added.emitted[0])).toHaveLength(8);
+		expect(emitted[0].entity).toMatchObject({ object: expect.any(String) }); // a reference: the list item
+		expect(emitted[0]).not.toHaveProperty('partner');
 	});
 
-	it("Simplified with 'Fetch Full Client': ten fields, the partner and manager by name", async () => {
-		const { changed, emitted } = await emittedChange({ options: { fetchFullClient: true } }, 1.1);
+	it.each([
+		['Client Created or Modified', { event: 'clientModified' }, touch, [...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt']],
+		['AML Determination Completed', { event: 'amlDeterminationCompleted' }, complete, [...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'category', 'lastModifiedAt']],
+		['Review Due', { event: 'reviewDue', days: 30 }, dueSoon, [...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt']],
+	])('%s: the list item simplified, with when the event happened', async (_event, parameters, happen, fields) => {
+		const { changed, emitted } = await emittedEvent(parameters, 1.1, happen);
 
-		expect(emitted).toEqual([simplifiedClient(changed, true)]);
+		expect(emitted).toEqual([simplified(changed, fields)]);
+		expect(Object.keys(emitted[0])).toEqual(fields);
+	});
+
+	it.each([
+		['Client Created or Modified', { event: 'clientModified' }, touch, [...HEAD, 'nextReviewDate', 'partner', 'manager', 'lastModifiedAt']],
+		['AML Determination Completed', { event: 'amlDeterminationCompleted' }, complete, [...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'partner', 'manager']],
+		['Review Due', { event: 'reviewDue', days: 30 }, dueSoon, [...HEAD, 'nextReviewDate', 'partner', 'manager', 'category']],
+	])("%s with 'Fetch Full Client': ten fields, partner and manager by name, when the event happened kept", async (_event, parameters, happen, fields) => {
+		const { changed, emitted } = await emittedEvent({ ...parameters, options: { fetchFullClient: true } }, 1.1, happen);
+
+		expect(emitted).toEqual([simplified(changed, fields)]);
 		expect(emitted[0]).toMatchObject({ partner: changed.partner!.name, manager: changed.manager!.name });
 		expect(Object.keys(emitted[0])).toHaveLength(10);
 	});
 
-	it("Raw with 'Fetch Full Client': the client as the service sends it", async () => {
-		const { changed, emitted } = await emittedChange({ output: 'raw', options: { fetchFullClient: true } }, 1.1);
+	it("Simplify off, with 'Fetch Full Client': the client as the service sends it", async () => {
+		const { changed, emitted } = await emittedEvent({ event: 'clientModified', simplify: false, options: { fetchFullClient: true } }, 1.1, touch);
 
 		expect(emitted).toEqual([changed]);
 	});
 
-	it('Selected Fields: the chosen fields and the ID, of the list item or of the full client', async () => {
-		const fields = ['nextReviewDate', 'lastAmlDetermination', 'partner'];
-
-		const listed = await emittedChange({ output: 'fields', fields }, 1.1);
-		const full = await emittedChange({ output: 'fields', fields, options: { fetchFullClient: true } }, 1.1);
-
-		const { id, nextReviewDate, lastAmlDetermination, partner } = full.changed;
-		expect(full.emitted).toEqual([{ id, nextReviewDate, lastAmlDetermination, partner }]);
-		expect(listed.emitted).toEqual([{ id, nextReviewDate, lastAmlDetermination }]); // a list item has no partner
-	});
-
-	it('Fetch Test Event shows the chosen output', async () => {
+	it('Fetch Test Event shows the simplified output', async () => {
 		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: busy.credentials(), typeVersion: 1.1 });
 
 		const { json, error } = await poller.fetchTestEvent();
 
 		expect(error).toBeUndefined();
 		expect(json.length).toBeGreaterThan(0);
-		for (const client of json) {
-			expect(Object.keys(client)).toEqual([
-				'id',
-				'name',
-				'referenceNumber',
-				'state',
-				'amlDeterminationStatus',
-				'riskLevel',
-				'nextReviewDate',
-				'category',
-			]);
-		}
+		for (const client of json) expect(Object.keys(client)).toEqual([...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt']);
 	});
 });

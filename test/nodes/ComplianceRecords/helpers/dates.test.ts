@@ -9,7 +9,7 @@ import { serviceGet } from '../../../helpers/serviceApi';
 
 /*
  * Next Review Date (Client > Create, Update) and Date of Birth (Client > Create for an individual
- * or a sole trader, Individual > Update): date pickers from node version 2, text in 1 and 1.1.
+ * or a sole trader, Individual > Update): date pickers from node version 2, text in version 1.
  * Every version takes a date, any ISO 8601 date-time and an expression's DateTime or Date, and
  * sends the calendar date the value carries.
  */
@@ -112,9 +112,8 @@ describe('Dates', () => {
 			['Client > Create', 'individualFields', 'birth', { resource: 'client', operation: 'create', entityType: 'individual' }],
 			['Client > Create', 'soleTraderFields', 'birth', { resource: 'client', operation: 'create', entityType: 'sole_trader' }],
 			['Individual > Update', 'updateFields', 'birth', { resource: 'individual', operation: 'update' }],
-		])('%s: %s > %s is a date picker in version 2, text in versions 1 and 1.1', (_operation, collection, field, nodeValues) => {
+		])('%s: %s > %s is a date picker in version 2, text in version 1', (_operation, collection, field, nodeValues) => {
 			expect(fieldType(nodeValues, collection, field, 2)).toEqual(['dateTime']);
-			expect(fieldType(nodeValues, collection, field, 1.1)).toEqual(['string']);
 			expect(fieldType(nodeValues, collection, field, 1)).toEqual(['string']);
 		});
 	});
@@ -249,7 +248,9 @@ describe('Dates', () => {
 		});
 	});
 
-	describe.each([1, 1.1])('version %s (saved workflows)', (typeVersion) => {
+	describe('version 1 (0.1.0)', () => {
+		const typeVersion = 1;
+
 		it.each([
 			['2027-01-31', '2027-01-31'],
 			[' 2027-01-31 ', '2027-01-31'],

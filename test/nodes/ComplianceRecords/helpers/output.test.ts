@@ -9,37 +9,39 @@ import { serviceGet, type ServiceClient } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 60 });
 
-/** A node saved at version 1.1, whose Simplify is on unless turned off. */
-const run = (parameters: INodeParameters, typeVersion = 1.1) =>
+/** A node of version 2, whose Simplify is on unless turned off. */
+const run = (parameters: INodeParameters, typeVersion = 2) =>
 	runNode({ credentials: credentials(), parameters, typeVersion });
 
 const tool = asAiTool(new ComplianceRecords());
 const toolTypes = new TestNodeTypes([tool]);
 
-/**
- * The node as an AI agent's tool, version 2 (what a tool added today is) unless given: the call's
- * arguments are its input item, where `$fromAI()` reads them.
- */
-const runTool = (parameters: INodeParameters, toolCall: IDataObject = {}, typeVersion = 2) =>
-	runNode({ credentials: credentials(), parameters, typeVersion, nodeType: tool, nodeTypes: toolTypes, input: [toolCall] });
+/** The node as an AI agent's tool, version 2: the call's arguments are its input item, where `$fromAI()` reads them. */
+const runTool = (parameters: INodeParameters, toolCall: IDataObject = {}) =>
+	runNode({ credentials: credentials(), parameters, typeVersion: 2, nodeType: tool, nodeTypes: toolTypes, input: [toolCall] });
 
 const stored = async <T = IDataObject>(path: string) => (await serviceGet<{ data: T }>(sandbox(), path)).data;
 
-/** The flat record of a full client, field by field as the README lists it. */
-const flatClient = (client: ServiceClient) => ({
+/** What Simplify keeps of a full client: the ten fields most used, in that order, as the README lists them. */
+const simplifiedClient = (client: ServiceClient) => ({
 	id: client.id,
 	name: client.name,
-	category: client.category,
+	referenceNumber: client.referenceNumber ?? null,
 	state: client.state,
 	amlDeterminationStatus: client.amlDeterminationStatus,
 	riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
 	nextReviewDate: client.nextReviewDate ?? null,
 	partner: client.partner?.name ?? null,
 	manager: client.manager?.name ?? null,
-	businessUnit: client.businessUnit?.name ?? null,
-	referenceNumber: client.referenceNumber ?? null,
-	lastModifiedAt: client.lastModifiedAt,
+	category: client.category,
 });
+
+/** What Simplify keeps of a client list item: no partner or manager to name, so its last change too. */
+const simplifiedListItem = (client: ServiceClient) => {
+	const { partner, manager, ...listed } = simplifiedClient(client);
+	expect([partner, manager]).toEqual([null, null]); // not in list items
+	return { ...listed, lastModifiedAt: client.lastModifiedAt };
+};
 
 /** An address as the flat records write it: its non-empty lines, in letter order, on one line. */
 const oneLine = (address: unknown) => {
@@ -55,7 +57,17 @@ async function fullClients(): Promise<ServiceClient[]> {
 	return clients;
 }
 
-describe('Simplify in version 1.1 (saved workflows): every flat field, names instead of references', () => {
+/** A full client with every optional field set, and one with none of its assignments. */
+async function completeAndSparse(): Promise<[ServiceClient, ServiceClient]> {
+	const clients = await fullClients();
+	const complete = clients.find(
+		(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
+	)!;
+	const sparse = clients.find((client) => !client.partner && !client.lastAmlDetermination)!;
+	return [complete, sparse];
+}
+
+describe('Simplify (version 2): at most 10 fields, the most used first, names instead of references', () => {
 	it('a version 1 node keeps the full output: it has no Simplify', async () => {
 		const [client] = await fullClients();
 
@@ -65,7 +77,7 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 		expect(result.json).toEqual([client]);
 	});
 
-	it('a version 1.1 node outputs the full client with Simplify turned off', async () => {
+	it('with Simplify turned off, the full client', async () => {
 		const [client] = await fullClients();
 
 		const result = await run({ resource: 'client', operation: 'get', clientId: client.id, simplify: false });
@@ -73,12 +85,8 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 		expect(result.json).toEqual([client]);
 	});
 
-	it('Client > Get: a flat client with partner, manager and business unit by name, one request', async () => {
-		const clients = await fullClients();
-		const complete = clients.find(
-			(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
-		)!;
-		const sparse = clients.find((client) => !client.partner && !client.lastAmlDetermination)!;
+	it('Client > Get: the ten fields a compliance team uses most, in that order, partner and manager by name; one request', async () => {
+		const [complete, sparse] = await completeAndSparse();
 
 		const results = [
 			await run({ resource: 'client', operation: 'get', clientId: complete.id }),
@@ -86,30 +94,47 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 		];
 
 		expect(results.map((result) => result.error)).toEqual([undefined, undefined]);
-		expect(results.map((result) => result.json)).toEqual([[flatClient(complete)], [flatClient(sparse)]]);
+		expect(results.map((result) => result.json)).toEqual([[simplifiedClient(complete)], [simplifiedClient(sparse)]]);
+		expect(Object.keys(results[0].json[0])).toEqual([
+			'id',
+			'name',
+			'referenceNumber',
+			'state',
+			'amlDeterminationStatus',
+			'riskLevel',
+			'nextReviewDate',
+			'partner',
+			'manager',
+			'category',
+		]);
 		expect(results[0].json[0]).toMatchObject({ partner: expect.stringMatching(/^\w+ \w+$/), riskLevel: expect.any(String) });
 		expect(results[1].json[0]).toMatchObject({ partner: null, riskLevel: null });
 		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${complete.id}`, `/clients/${sparse.id}`]);
 	});
 
-	it('Client > Get Many: flat list items, without the partner, manager and business unit a list item lacks', async () => {
-		const listItems = await stored<Array<ServiceClient>>('/clients?limit=50');
+	it("Client > Get Many: the list item's fields of those ten, and when it last changed (a sync's next 'Modified Since')", async () => {
+		const listItems = await stored<ServiceClient[]>('/clients?limit=50');
 		sandbox().clearRequests();
 
 		const result = await run({ resource: 'client', operation: 'getAll' });
 
 		expect(result.error).toBeUndefined();
-		expect(result.json).toEqual(
-			listItems.map((client) => {
-				const { partner, manager, businessUnit, ...flat } = flatClient(client);
-				expect([partner, manager, businessUnit]).toEqual([null, null, null]); // not in list items
-				return flat;
-			}),
-		);
+		expect(result.json).toEqual(listItems.map(simplifiedListItem));
+		expect(Object.keys(result.json[0])).toEqual([
+			'id',
+			'name',
+			'referenceNumber',
+			'state',
+			'amlDeterminationStatus',
+			'riskLevel',
+			'nextReviewDate',
+			'category',
+			'lastModifiedAt',
+		]);
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
-	it('Client > Create and Update output the flat client', async () => {
+	it('Client > Create and Update output the simplified client', async () => {
 		const firm = await stored<{ staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean }> }>('/firm');
 		const partner = firm.staff.find((member) => member.isPartner)!;
 
@@ -132,8 +157,8 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 
 		expect([created.error, updated.error]).toEqual([undefined, undefined]);
 		const client = await stored<ServiceClient>(`/clients/${id}`);
-		expect(updated.json).toEqual([flatClient(client)]);
-		expect(created.json).toEqual([{ ...flatClient(client), partner: null, lastModifiedAt: expect.any(String) }]);
+		expect(updated.json).toEqual([simplifiedClient(client)]);
+		expect(created.json).toEqual([{ ...simplifiedClient(client), partner: null }]);
 		expect(created.json[0]).toMatchObject({ name: 'Jane Doe', state: 'PROSPECT', nextReviewDate: '2027-01-31' });
 		expect(updated.json[0].partner).toBe(`${partner.firstName} ${partner.lastName}`);
 	});
@@ -231,96 +256,23 @@ describe('Simplify in version 1.1 (saved workflows): every flat field, names ins
 		]);
 		expect(sandbox().requests()).toHaveLength(1);
 	});
-});
-
-/** What Simplify keeps of a full client from version 2 on: the ten fields most used, in that order. */
-const mostUsed = (client: ServiceClient) => {
-	const flat = flatClient(client);
-	return {
-		id: flat.id,
-		name: flat.name,
-		referenceNumber: flat.referenceNumber,
-		state: flat.state,
-		amlDeterminationStatus: flat.amlDeterminationStatus,
-		riskLevel: flat.riskLevel,
-		nextReviewDate: flat.nextReviewDate,
-		partner: flat.partner,
-		manager: flat.manager,
-		category: flat.category,
-	};
-};
-
-/** A full client with every optional field set, and one with none of its assignments. */
-async function completeAndSparse(): Promise<[ServiceClient, ServiceClient]> {
-	const clients = await fullClients();
-	const complete = clients.find(
-		(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
-	)!;
-	const sparse = clients.find((client) => !client.partner && !client.lastAmlDetermination)!;
-	return [complete, sparse];
-}
-
-describe('Simplify in version 2 (new nodes): at most 10 fields, the most used first', () => {
-	it('Client > Get: the ten fields a compliance team uses most, in that order; no value is null', async () => {
-		const [complete, sparse] = await completeAndSparse();
-
-		const results = [
-			await run({ resource: 'client', operation: 'get', clientId: complete.id }, 2),
-			await run({ resource: 'client', operation: 'get', clientId: sparse.id }, 2),
-		];
-
-		expect(results.map((result) => result.error)).toEqual([undefined, undefined]);
-		expect(results.map((result) => result.json)).toEqual([[mostUsed(complete)], [mostUsed(sparse)]]);
-		expect(Object.keys(results[0].json[0])).toEqual([
-			'id',
-			'name',
-			'referenceNumber',
-			'state',
-			'amlDeterminationStatus',
-			'riskLevel',
-			'nextReviewDate',
-			'partner',
-			'manager',
-			'category',
-		]);
-		expect(results[1].json[0]).toMatchObject({ partner: null, riskLevel: null });
-	});
-
-	it('Client > Get Many: the same but partner and manager, which a list item lacks', async () => {
-		const listItems = await stored<ServiceClient[]>('/clients?limit=50');
-		sandbox().clearRequests();
-
-		const result = await run({ resource: 'client', operation: 'getAll' }, 2);
-
-		expect(result.error).toBeUndefined();
-		expect(result.json).toEqual(
-			listItems.map((client) => {
-				const { partner, manager, ...listed } = mostUsed(client);
-				expect([partner, manager]).toEqual([null, null]); // not in list items
-				return listed;
-			}),
-		);
-		expect(sandbox().requests()).toHaveLength(1);
-	});
 
 	it.each([
 		['Client > Get', 10, { resource: 'client', operation: 'get' }],
-		['Client > Get Many', 8, { resource: 'client', operation: 'getAll', limit: 60 }],
+		['Client > Get Many', 9, { resource: 'client', operation: 'getAll', limit: 60 }],
 		['Individual > Get', 6, { resource: 'individual', operation: 'get' }],
 		['Individual > Get Many', 6, { resource: 'individual', operation: 'getAll', limit: 60 }],
 		['Organisation > Get Many', 7, { resource: 'organisation', operation: 'getAll', limit: 60 }],
 		['Firm > Get', 9, { resource: 'firm', operation: 'get' }],
-	])('%s: %i fields, those of version 1.1 where it had 10 or fewer', async (_label, fields, parameters) => {
+	])('%s: %i fields', async (_label, fields, parameters) => {
 		const [client] = await fullClients();
 		const [individual] = await stored<Array<{ id: string }>>('/individuals?limit=1');
-		const ids = { clientId: client.id, individualId: individual.id };
 
-		const [simplified, saved] = [await run({ ...parameters, ...ids }, 2), await run({ ...parameters, ...ids }, 1.1)];
+		const result = await run({ ...parameters, clientId: client.id, individualId: individual.id });
 
-		expect([simplified.error, saved.error]).toEqual([undefined, undefined]);
-		expect(simplified.json.length).toBeGreaterThan(0);
-		for (const record of simplified.json) expect(Object.keys(record)).toHaveLength(fields);
-		if (parameters.resource !== 'client') expect(simplified.json).toEqual(saved.json);
+		expect(result.error).toBeUndefined();
+		expect(result.json.length).toBeGreaterThan(0);
+		for (const record of result.json) expect(Object.keys(record)).toHaveLength(fields);
 	});
 
 	it('makes what an AI agent reads several times smaller (the README quotes these figures)', async () => {
@@ -334,7 +286,7 @@ describe('Simplify in version 2 (new nodes): at most 10 fields, the most used fi
 		];
 		// What n8n hands an agent or an MCP client: the output items' JSON as one array.
 		const bytes = async (parameters: INodeParameters, simplify: boolean) => {
-			const result = await run({ ...parameters, simplify }, 2);
+			const result = await run({ ...parameters, simplify });
 			expect(result.error).toBeUndefined();
 			return Buffer.byteLength(JSON.stringify(result.json));
 		};
@@ -358,7 +310,7 @@ const shown = (description: typeof tool.description, values: INodeParameters, ty
 	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
 
 describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected Fields", () => {
-	it('the editor shows Output, Simplified by default, in place of Simplify; a tool saved at 1.1 and the node itself keep Simplify', () => {
+	it('the editor shows Output, Simplified by default, in place of Simplify; the node itself keeps Simplify', () => {
 		const { description } = new ComplianceRecords();
 		for (const [resource, operation] of [
 			['client', 'create'],
@@ -376,8 +328,7 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 			expect(asTool).not.toHaveProperty('simplify');
 			expect(asTool).not.toHaveProperty('fields');
 			expect(shown(tool.description, { resource, operation, output: 'fields' }, 2)).toMatchObject({ output: 'fields', fields: [] });
-			expect(shown(tool.description, { resource, operation }, 1.1)).toMatchObject({ simplify: true });
-			expect(shown(tool.description, { resource, operation }, 1.1)).not.toHaveProperty('output');
+			expect(shown(tool.description, { resource, operation }, 1)).not.toHaveProperty('output');
 			expect(shown(description, { resource, operation }, 2)).toMatchObject({ simplify: true });
 			expect(shown(description, { resource, operation }, 2)).not.toHaveProperty('output');
 		}
@@ -411,7 +362,7 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 		const result = await runTool({ resource: 'client', operation: 'get', clientId: "={{ $fromAI('clientId') }}" }, { clientId: complete.id });
 
 		expect(result.error).toBeUndefined();
-		expect(result.json).toEqual([mostUsed(complete)]);
+		expect(result.json).toEqual([simplifiedClient(complete)]);
 		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${complete.id}`]);
 	});
 
@@ -452,13 +403,5 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 
 		expect(result.error).toBeUndefined();
 		expect(result.json).toEqual(listItems.map((client) => ({ id: client.id, name: client.name, state: client.state })));
-	});
-
-	it('a tool saved at version 1.1 keeps its Simplify output, every flat field', async () => {
-		const [complete] = await completeAndSparse();
-
-		const result = await runTool({ resource: 'client', operation: 'get', clientId: complete.id }, {}, 1.1);
-
-		expect(result.json).toEqual([flatClient(complete)]);
 	});
 });

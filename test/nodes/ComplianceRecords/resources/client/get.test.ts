@@ -157,10 +157,10 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 	});
 });
 
-describe('Client > Get, versions 1 and 1.1: the plain Client ID field of saved workflows', () => {
-	it.each([1, 1.1])('version %s takes the ID as text and names the field Client ID', async (typeVersion) => {
+describe('Client > Get, version 1: the plain Client ID field of 0.1.0', () => {
+	it('takes the ID as text and names the field Client ID', async () => {
 		const get = (clientId: string) =>
-			runNode({ credentials: credentials(), typeVersion, parameters: { resource: 'client', operation: 'get', clientId } });
+			runNode({ credentials: credentials(), typeVersion: 1, parameters: { resource: 'client', operation: 'get', clientId } });
 
 		const found = await get(ids[0]);
 		const missing = await get('');
