@@ -299,7 +299,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 			const [client] = await everyClient();
 			unknownPartner = await toolError('Update_review_date_or_partner', { clientId: client.id, partner: 'Jon Smith' });
 		});
-		expect(unknownPartner).toContain('Partner "Jon Smith" is not one of the firm\'s partners');
+		expect(unknownPartner).toContain("'Partner Name or ID' \"Jon Smith\" is not one of the firm's partners");
 		expect(unknownPartner).toContain("The firm's partners: Eleanor Harwood, James Finch, Margaret Osei, Priya Shah.");
 		expect(requests.filter((request) => request.startsWith('PATCH'))).toEqual([]);
 

@@ -129,15 +129,9 @@ export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 }
 
 /** A dropdown of the firm's partners, managers or business units; by expression, a name or an ID. */
-function firmPicker(
-	collection: string,
-	reference: FirmReference,
-	displayName: string,
-	loadOptionsMethod: string,
-	purpose: string,
-): INodeProperties {
+function firmPicker(collection: string, reference: FirmReference, loadOptionsMethod: string, purpose: string): INodeProperties {
 	return {
-		displayName,
+		displayName: reference.displayName,
 		name: reference.field,
 		type: 'options',
 		typeOptions: { loadOptionsMethod },
@@ -154,15 +148,15 @@ function firmPicker(
  */
 export function clientAssignmentFields(collection: string): INodeProperties[] {
 	return [
-		firmPicker(collection, BUSINESS_UNIT, 'Business Unit Name or ID', 'getBusinessUnits', 'The business unit handling the client'),
-		firmPicker(collection, MANAGER, 'Manager Name or ID', 'getManagers', "The client's manager"),
+		firmPicker(collection, BUSINESS_UNIT, 'getBusinessUnits', 'The business unit handling the client'),
+		firmPicker(collection, MANAGER, 'getManagers', "The client's manager"),
 		...nextReviewDateFields,
-		firmPicker(collection, PARTNER, 'Partner Name or ID', 'getPartners', 'The partner responsible for the client'),
+		firmPicker(collection, PARTNER, 'getPartners', 'The partner responsible for the client'),
 		textField('Reference Number', 'referenceNumber', 'referenceNumber', {
 			description: "The firm's own reference for the client; unique within the firm",
 		}),
 		{
-			displayName: 'Service Names or IDs',
+			displayName: SERVICE.displayName,
 			name: SERVICE.field,
 			type: 'multiOptions',
 			typeOptions: { loadOptionsMethod: 'getServices' },

@@ -50,6 +50,8 @@ interface Choice {
 export interface FirmReference {
 	/** The body field, e.g. `partnerId`. */
 	field: string;
+	/** The field's name in the editor, which errors name, e.g. `Partner Name or ID`. */
+	displayName: string;
 	/** What one is called, e.g. `Partner`. */
 	label: string;
 	/** What several are called in the firm, e.g. `partners`. */
@@ -62,6 +64,7 @@ const staffChoices = (members: StaffMember[]): Choice[] =>
 
 export const PARTNER: FirmReference = {
 	field: 'partnerId',
+	displayName: 'Partner Name or ID',
 	label: 'Partner',
 	plural: 'partners',
 	choices: (firm) => staffChoices(firm.staff.filter((member) => member.isPartner)),
@@ -69,6 +72,7 @@ export const PARTNER: FirmReference = {
 
 export const MANAGER: FirmReference = {
 	field: 'managerId',
+	displayName: 'Manager Name or ID',
 	label: 'Manager',
 	plural: 'managers',
 	choices: (firm) => staffChoices(firm.staff.filter((member) => member.isManager)),
@@ -79,6 +83,7 @@ const inWords = (value: string) => value.charAt(0).toUpperCase() + value.slice(1
 
 export const BUSINESS_UNIT: FirmReference = {
 	field: 'businessUnitId',
+	displayName: 'Business Unit Name or ID',
 	label: 'Business Unit',
 	plural: 'business units',
 	choices: (firm) => firm.businessUnits.map(({ id, name, type }) => ({ id, name, description: inWords(type) })),
@@ -86,6 +91,7 @@ export const BUSINESS_UNIT: FirmReference = {
 
 export const SERVICE: FirmReference = {
 	field: 'serviceIds',
+	displayName: 'Service Names or IDs',
 	label: 'Service',
 	plural: 'services',
 	choices: (firm) => firm.services,
@@ -124,18 +130,19 @@ function resolveReference(
 				});
 	if (matches.length === 1) return matches[0].id;
 	const article = /^[aeiou]/i.test(reference.label) ? 'an' : 'a';
+	const field = `'${reference.displayName}'`;
 	if (matches.length > 1) {
 		throw error(
-			`${reference.label} "${given}" matches several of the firm's ${reference.plural}: ${namesOf(matches)}`,
+			`${field} "${given}" matches several of the firm's ${reference.plural}: ${namesOf(matches)}`,
 			`Give the full name of one of them, or its ID.`,
 		);
 	}
 	throw error(
 		choices.length === 0
-			? `${reference.label} "${given}" not found: the firm has no ${reference.plural}`
-			: `${reference.label} "${given}" is not one of the firm's ${reference.plural}`,
+			? `${field} "${given}" not found: the firm has no ${reference.plural}`
+			: `${field} "${given}" is not one of the firm's ${reference.plural}`,
 		choices.length === 0
-			? `Leave ${reference.label} empty.`
+			? `Leave ${field} empty.`
 			: `Give ${article} ${reference.label.toLowerCase()}'s name or ID. The firm's ${reference.plural}: ${namesOf(choices)}.`,
 	);
 }

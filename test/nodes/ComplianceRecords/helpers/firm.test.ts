@@ -106,7 +106,7 @@ describe('names of the firm record where IDs go', () => {
 	it('refuses an unknown partner before the client request, listing the partners', async () => {
 		const run = await createIndividual({ partnerId: '={{ "Jon Smith" }}' });
 
-		expect(run.error?.message).toBe('Partner "Jon Smith" is not one of the firm\'s partners [item 0]');
+		expect(run.error?.message).toBe("'Partner Name or ID' \"Jon Smith\" is not one of the firm's partners [item 0]");
 		expect(run.error?.description).toBe(
 			"Give a partner's name or ID. The firm's partners: Eleanor Harwood, James Finch, Margaret Osei, Priya Shah.",
 		);
@@ -119,8 +119,8 @@ describe('names of the firm record where IDs go', () => {
 		const byName = await createIndividual({ managerId: '={{ "Hannah Lewis" }}' });
 		const byId = await createIndividual({ managerId: `={{ "${staffId(record, 'Hannah Lewis')}" }}` });
 
-		expect(byName.error?.message).toBe('Manager "Hannah Lewis" is not one of the firm\'s managers [item 0]');
-		expect(byId.error?.message).toBe(`Manager "${staffId(record, 'Hannah Lewis')}" is not one of the firm's managers [item 0]`);
+		expect(byName.error?.message).toBe("'Manager Name or ID' \"Hannah Lewis\" is not one of the firm's managers [item 0]");
+		expect(byId.error?.message).toBe(`'Manager Name or ID' "${staffId(record, 'Hannah Lewis')}" is not one of the firm's managers [item 0]`);
 		expect(byName.error?.description).toBe(
 			"Give a manager's name or ID. The firm's managers: Aisha Rahman, Daniel Price, Priya Shah, Tom Gallagher.",
 		);
@@ -131,7 +131,7 @@ describe('names of the firm record where IDs go', () => {
 		const run = await createIndividual({ serviceIds: '={{ "Payroll, tax return" }}' });
 
 		expect(run.error?.message).toBe(
-			'Service "tax return" matches several of the firm\'s services: Corporation tax return, Self Assessment tax return [item 0]',
+			"'Service Names or IDs' \"tax return\" matches several of the firm's services: Corporation tax return, Self Assessment tax return [item 0]",
 		);
 		expect(run.error?.description).toBe('Give the full name of one of them, or its ID.');
 		expect(requestLines()).toEqual(['GET /firm']);
