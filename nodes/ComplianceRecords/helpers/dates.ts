@@ -88,18 +88,18 @@ function isJsDate(value: unknown): value is Date {
 }
 
 /**
- * ISO 8601 calendar dates, alone or with a time of day, in extended format (2027-03-31,
- * 2027-03-31T23:30:00.000-05:00) or basic format (20270331T233000Z): the time to the hour,
- * minute or second, a fraction of a second, an offset, all optional. RFC 3339's space for the
- * T is taken too.
+ * ISO 8601 dates, alone or with a time, in extended (2027-03-31T23:30:00.000-05:00) or basic
+ * format (20270331T233000Z); RFC 3339's space for the T too.
  */
 const ISO_DATE_TIMES = [
-	/^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})(?:[T ](?<hour>\d{2})(?::(?<minute>\d{2})(?::(?<second>\d{2})(?:[.,]\d+)?)?)?(?:Z|[+-](?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
-	/^(?<year>\d{4})(?<month>\d{2})(?<day>\d{2})(?:T(?<hour>\d{2})(?:(?<minute>\d{2})(?:(?<second>\d{2})(?:[.,]\d+)?)?)?(?:Z|[+-](?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
+	/^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})(?:[T ](?<hour>\d{2})(?::(?<minute>\d{2})(?::(?<second>\d{2})(?:[.,](?<fraction>\d+))?)?)?(?<zone>Z|(?<sign>[+-])(?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
+	/^(?<year>\d{4})(?<month>\d{2})(?<day>\d{2})(?:T(?<hour>\d{2})(?:(?<minute>\d{2})(?:(?<second>\d{2})(?:[.,](?<fraction>\d+))?)?)?(?<zone>Z|(?<sign>[+-])(?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
 ];
 
+type WrittenDateTime = Record<string, string | undefined>;
+
 /** Hours, minutes and seconds in range (a second of 60 is ISO 8601's leap second). */
-function isRealTime(written: Record<string, string | undefined>): boolean {
+function isRealTime(written: WrittenDateTime): boolean {
 	const within = (part: string | undefined, max: number) => part === undefined || Number(part) <= max;
 	return (
 		within(written.hour, 23) &&
@@ -108,6 +108,12 @@ function isRealTime(written: Record<string, string | undefined>): boolean {
 		within(written.offsetHour, 23) &&
 		within(written.offsetMinute, 59)
 	);
+}
+
+/** The parts of an ISO 8601 date or date-time whose time is in range; undefined for anything else. */
+function writtenDateTime(given: string | undefined): WrittenDateTime | undefined {
+	const written = given === undefined ? undefined : ISO_DATE_TIMES.map((format) => format.exec(given)?.groups).find(Boolean);
+	return written && isRealTime(written) ? written : undefined;
 }
 
 function isRealDate(year: number, month: number, day: number): boolean {
@@ -148,10 +154,8 @@ export function checkDate(value: unknown, label: string, timeZone: string, at: I
 		return date;
 	}
 	const given = typeof value === 'string' ? value.trim() : undefined;
-	const written = given === undefined ? undefined : ISO_DATE_TIMES.map((format) => format.exec(given)?.groups).find(Boolean);
-	if (!written || !isRealTime(written)) {
-		invalid(at, `'${label}' is not a date`, `Got ${shown(given ?? value)}. ${HOW_TO_ENTER_A_DATE}`);
-	}
+	const written = writtenDateTime(given);
+	if (!written) invalid(at, `'${label}' is not a date`, `Got ${shown(given ?? value)}. ${HOW_TO_ENTER_A_DATE}`);
 	const [year, month, day] = [written.year, written.month, written.day].map(Number);
 	if (!isRealDate(year, month, day)) {
 		invalid(at, `'${label}' is not a real date`, `"${given}" does not exist in the calendar. Enter a date that does, such as 2027-03-31.`);
@@ -191,24 +195,34 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
 }
 
 /**
- * A moment in time as the service's `date-time` (ISO 8601 in UTC). n8n's date picker gives a
- * wall-clock time with no zone; that is read in the workflow's time zone.
+ * A moment as the service's `date-time` (ISO 8601 in UTC), from the date picker, any ISO 8601
+ * date-time or an expression's DateTime or Date. A time without a zone (the picker's) is read in
+ * the workflow's time zone.
  */
-export function checkInstant(
-	value: unknown,
-	label: string,
-	timeZone: string,
-	at: InputPosition,
-): string {
-	const given = isLuxonDateTime(value) ? String(value.toISO()) : text(value);
-	const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(given);
-	const wallClock = /^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T00:00:00` : given;
-	const parsed = new Date(hasZone ? given : `${wallClock}Z`);
-	if (!/^\d{4}-\d{2}-\d{2}/.test(given) || Number.isNaN(parsed.getTime())) {
-		invalid(at, `'${label}' is not a valid date and time`, `Got "${given}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`);
+export function checkInstant(value: unknown, label: string, timeZone: string, at: InputPosition): string {
+	const refuse: (got: string) => never = (got) =>
+		invalid(at, `'${label}' is not a valid date and time`, `Got ${got}. Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`);
+	if (isLuxonDateTime(value) || isJsDate(value)) {
+		const time = isLuxonDateTime(value) ? (value.isValid ? Date.parse(String(value.toISO())) : NaN) : value.getTime();
+		if (Number.isNaN(time)) refuse(String(value));
+		return new Date(time).toISOString();
 	}
-	if (hasZone) return parsed.toISOString();
-	const firstGuess = parsed.getTime() - zoneOffsetMs(parsed, timeZone);
+	const given = text(value);
+	const written = writtenDateTime(given);
+	const [year, month, day, hour, minute, second] = ['year', 'month', 'day', 'hour', 'minute', 'second'].map((part) =>
+		Number(written?.[part] ?? 0),
+	);
+	if (!written || !isRealDate(year, month, day)) refuse(`"${given}"`);
+	const wallClock = new Date(0);
+	wallClock.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0 to 99 as 1900 to 1999
+	wallClock.setUTCHours(hour, minute, second, Number((written.fraction ?? '').padEnd(3, '0').slice(0, 3)));
+	const wallClockAsUtc = wallClock.getTime();
+	if (written.zone !== undefined) {
+		const sign = written.sign === '-' ? -1 : 1;
+		const offsetMinutes = sign * (Number(written.offsetHour ?? 0) * 60 + Number(written.offsetMinute ?? 0));
+		return new Date(wallClockAsUtc - offsetMinutes * 60_000).toISOString();
+	}
+	const firstGuess = wallClockAsUtc - zoneOffsetMs(new Date(wallClockAsUtc), timeZone);
 	// Re-read the offset at the guessed instant, in case a daylight-saving change lies between.
-	return new Date(parsed.getTime() - zoneOffsetMs(new Date(firstGuess), timeZone)).toISOString();
+	return new Date(wallClockAsUtc - zoneOffsetMs(new Date(firstGuess), timeZone)).toISOString();
 }

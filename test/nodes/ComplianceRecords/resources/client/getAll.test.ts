@@ -60,10 +60,33 @@ describe('Client > Get Many', () => {
 		]);
 	});
 
-	it('refuses a Modified Since that is not a date before sending anything', async () => {
-		const run = await getAll({ filters: { sinceModifiedAt: 'last tuesday' } });
+	it.each([
+		['ISO 8601 basic format', '20270331T093000Z', '2027-03-31T09:30:00.000Z'],
+		['basic format with an offset, to the minute', '20270331T0930+0100', '2027-03-31T08:30:00.000Z'],
+		['a basic date alone, midnight in the workflow time zone (Paris, summer time)', '20270331', '2027-03-30T22:00:00.000Z'],
+		['extended format with microseconds and an offset', '2027-03-31T09:30:00.123456-05:00', '2027-03-31T14:30:00.123Z'],
+		['an expression\'s DateTime', '={{ DateTime.fromISO("2027-03-31T09:30:00", { zone: "Europe/London" }) }}', '2027-03-31T08:30:00.000Z'],
+		['an expression\'s Date', '={{ new Date("2027-03-31T09:30:00Z") }}', '2027-03-31T09:30:00.000Z'],
+	])('takes %s, as the date fields do', async (_form, sinceModifiedAt, sent) => {
+		await allClients();
+
+		const run = await getAll({ filters: { sinceModifiedAt } }, 'Europe/Paris');
+
+		expect(run.error).toBeUndefined();
+		expect(sandbox().requests().map((request) => request.query.sinceModifiedAt)).toEqual([sent]);
+	});
+
+	it.each([
+		['words', 'last tuesday'],
+		['a date that is not in the calendar', '2027-02-30T00:00:00Z'],
+		['an hour out of range', '20270331T250000Z'],
+	])('refuses a Modified Since that is %s, before sending anything', async (_case, sinceModifiedAt) => {
+		const run = await getAll({ filters: { sinceModifiedAt } });
 
 		expect(run.error?.message).toBe("'Modified Since' is not a valid date and time [item 0]");
+		expect(run.error?.description).toBe(
+			`Got "${sinceModifiedAt}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`,
+		);
 		expect(sandbox().requests()).toEqual([]);
 	});
 });
