@@ -17,7 +17,7 @@ export interface Client extends IDataObject {
 function unreadable(context: IPollFunctions, problem: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `The service returned data the trigger cannot read: ${problem}`, {
 		description:
-			'No workflow was started for these changes and the trigger keeps its place: the next poll reads the same changes again.',
+			"No workflow was started for these changes and the trigger keeps its place: the next poll reads the same changes again. If this comes back at every poll, check that the credential's 'Base URL' is the service's API address; if it is, give this message to the service's support.",
 	});
 }
 
