@@ -1,7 +1,4 @@
-/**
- * The service's rules that the credentials and both nodes share: its API version header and
- * how a base URL is read and judged safe to receive credentials.
- */
+/* What the credentials and both nodes share: the API version header, and base URLs safe to receive credentials. */
 
 /** The only version the service accepts (spec §9). */
 export const API_VERSION = '1.0.0';

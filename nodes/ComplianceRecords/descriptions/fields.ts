@@ -13,18 +13,12 @@ import {
 } from '../helpers/preSend';
 import { PICKER_VERSION } from '../helpers/records';
 
-/**
- * Fields that appear in several operations, written once. Where a field maps to the request
- * body, `bodyPath` is where it goes (dot notation), so the same definition serves an individual
- * (`entity.`), the individual of a sole trader (`entity.individual.`) and an update (``).
- */
+/* Fields of several operations, written once; `bodyPath` places one in the body (`entity.`, `entity.individual.`, ``). */
 
-/** Shows fields only for one operation of a resource. */
 export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
 	return updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
 }
 
-/** The Operation picker of a resource; each option carries its operation's routing. */
 export function operationPicker(
 	resource: string,
 	defaultOperation: string,
@@ -141,11 +135,7 @@ function firmPicker(collection: string, reference: FirmReference, loadOptionsMet
 	};
 }
 
-/**
- * A client's assignments and references, with the API's names: the same fields are optional on
- * create (in `collection` Additional Fields) and on update (Update Fields). Partner, manager,
- * business unit and services come from the firm record.
- */
+/** A client's assignments and references, optional on create (Additional Fields) and update (Update Fields). */
 export function clientAssignmentFields(collection: string): INodeProperties[] {
 	return [
 		firmPicker(collection, BUSINESS_UNIT, 'getBusinessUnits', 'The business unit handling the client'),
@@ -173,7 +163,6 @@ export function clientAssignmentFields(collection: string): INodeProperties[] {
 	];
 }
 
-/** The body paths that a collection's fields are sent to. */
 function bodyPathsOf(fields: INodeProperties[]): string[] {
 	return fields.flatMap((field) => {
 		const property = field.routing?.send?.property;
@@ -200,10 +189,7 @@ export function optionalFields(
 	};
 }
 
-/**
- * The Update Fields of an update: only the fields added and not blank are sent, and "Fields to
- * Clear" sends the chosen nullable fields as null.
- */
+/** Update Fields: the fields added and not blank, and Fields to Clear's as null. */
 export function updateFieldsCollection(fields: INodeProperties[], clearable: ClearableFields): INodeProperties {
 	return {
 		displayName: 'Update Fields',

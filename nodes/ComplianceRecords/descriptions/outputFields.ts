@@ -99,7 +99,7 @@ function selectedFieldsParameter(kind: RecordKind, displayOptions: IDisplayOptio
 	};
 }
 
-/** n8n's Simplify, for a node that is not run as a tool: its name and description as the guidelines give them. */
+/** n8n's Simplify for a node not run as a tool, named and described as the guidelines give it. */
 export const simplify: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -111,10 +111,7 @@ export const simplify: INodeProperties = {
 /** Version 1 (0.1.0) outputs the service's records: Simplify and Output come with version 2. */
 const SIMPLIFY_VERSION = 2;
 
-/**
- * n8n's '@tool' condition holds in the node type n8n builds of a `usableAsTool` node for agents
- * and MCP, as n8n's HTTP Request node shows its tool-only options.
- */
+/** n8n's '@tool' holds in the node type it builds of a `usableAsTool` node, as its HTTP Request node uses it. */
 const asTool = { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [true] };
 
 /** What an operation outputs (helpers/output.ts reads it): Simplify, or, run as a tool, Output. */

@@ -2,13 +2,8 @@ import type { INode } from 'n8n-workflow';
 
 import { itemError } from '../transport/itemError';
 
-/**
- * Checks that run before any request is sent, so a mistake in the node's fields is reported with
- * the field's name instead of reaching the service. Each check throws or returns the value in
- * the form the service wants.
- */
+/* Checks before any request, naming the field: each throws, or returns the value as the service wants it. */
 
-/** Where a value came from, for the error: the node and the input item. */
 export interface InputPosition {
 	node: INode;
 	itemIndex: number;
@@ -41,10 +36,7 @@ export function checkId(value: unknown, label: string, at: InputPosition): strin
 	return id;
 }
 
-/**
- * The most items one run of a node can output: n8n-core's RoutingNode hands them on in one
- * spread call, which overflows the stack at about 120,000 (measured: docs/benchmarks.md, "Firms past n8n's item ceiling").
- */
+/** n8n-core hands a node's items on in one spread call, which overflows at about 120,000 (docs/benchmarks.md). */
 export const MAX_OUTPUT_ITEMS = 100_000;
 
 export function checkLimit(value: unknown, at: InputPosition): number {

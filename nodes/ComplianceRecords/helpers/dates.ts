@@ -3,17 +3,11 @@ import type { INode } from 'n8n-workflow';
 import { itemError } from '../transport/itemError';
 import { type InputPosition, invalid, text } from './checks';
 
-/*
- * Dates as the service holds them (calendar dates, `YYYY-MM-DD`), the review window both nodes
- * use, and the dates and times users give, checked and converted before anything is sent.
- */
-
 export const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The window's name in both nodes (Get Many's filter, the trigger's Review Due). */
 export const REVIEW_DUE_WITHIN = 'Review Due Within (Days)';
 
-/** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
 export function calendarDate(epochMs: number, timeZone: string): string {
 	const parts = new Intl.DateTimeFormat('en-CA', {
 		timeZone,
@@ -31,10 +25,7 @@ export function addDays(date: string, days: number): string {
 	return shifted.toISOString().slice(0, 10);
 }
 
-/**
- * The review window: today (the workflow's time zone: review dates are calendar dates) to today
- * + N days, both bounds included, as YYYY-MM-DD (which compare correctly as strings).
- */
+/** Today to today + N days, both included, as YYYY-MM-DD, which compare correctly as text. */
 export interface ReviewWindow {
 	from: string;
 	to: string;
@@ -64,10 +55,7 @@ export function isInWindow(window: ReviewWindow, date: unknown): date is string 
 	return typeof date === 'string' && CALENDAR_DATE.test(date) && date >= window.from && date <= window.to;
 }
 
-/**
- * A Luxon DateTime, as n8n's expressions give `$now`, `$today` or `DateTime.fromISO(...)`. Read by
- * its shape: it comes from n8n's own copy of Luxon (this package bundles none).
- */
+/** A Luxon DateTime from an expression (`$now`), read by its shape: it is n8n's Luxon, this package bundles none. */
 interface LuxonDateTime {
 	isLuxonDateTime: true;
 	isValid: boolean;
@@ -87,10 +75,7 @@ function isJsDate(value: unknown): value is Date {
 	return Object.prototype.toString.call(value) === '[object Date]';
 }
 
-/**
- * ISO 8601 dates, alone or with a time, in extended (2027-03-31T23:30:00.000-05:00) or basic
- * format (20270331T233000Z); RFC 3339's space for the T too.
- */
+/** ISO 8601, extended (2027-03-31T23:30:00.000-05:00) or basic (20270331T233000Z); RFC 3339's space for the T. */
 const ISO_DATE_TIMES = [
 	/^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})(?:[T ](?<hour>\d{2})(?::(?<minute>\d{2})(?::(?<second>\d{2})(?:[.,](?<fraction>\d+))?)?)?(?<zone>Z|(?<sign>[+-])(?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
 	/^(?<year>\d{4})(?<month>\d{2})(?<day>\d{2})(?:T(?<hour>\d{2})(?:(?<minute>\d{2})(?:(?<second>\d{2})(?:[.,](?<fraction>\d+))?)?)?(?<zone>Z|(?<sign>[+-])(?<offsetHour>\d{2})(?::?(?<offsetMinute>\d{2}))?)?)?$/i,
@@ -110,7 +95,6 @@ function isRealTime(written: WrittenDateTime): boolean {
 	);
 }
 
-/** The parts of an ISO 8601 date or date-time whose time is in range; undefined for anything else. */
 function writtenDateTime(given: string | undefined): WrittenDateTime | undefined {
 	const written = given === undefined ? undefined : ISO_DATE_TIMES.map((format) => format.exec(given)?.groups).find(Boolean);
 	return written && isRealTime(written) ? written : undefined;
@@ -125,7 +109,6 @@ function isRealDate(year: number, month: number, day: number): boolean {
 const asDate = (year: number, month: number, day: number) =>
 	`${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 
-/** What a refused value was, for the error: text quoted, anything else by its type. */
 function shown(value: unknown): string {
 	if (typeof value === 'string') return `"${value}"`;
 	if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${String(value)}`;
@@ -134,13 +117,7 @@ function shown(value: unknown): string {
 
 const HOW_TO_ENTER_A_DATE = 'Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.';
 
-/**
- * A calendar date as the service's `YYYY-MM-DD`, from what n8n gives a date field: text (a date,
- * any ISO 8601 date-time, the date picker's wall-clock time with no zone), a Luxon DateTime or a
- * JavaScript Date. The date is the one in the time zone the value carries: as written for text
- * (its offset is the zone it is written in), the DateTime's own zone; a Date carries none and is
- * read in the workflow's time zone, as n8n shows it.
- */
+/** A date field's value as `YYYY-MM-DD`, in the zone it carries; a JavaScript Date has none: the workflow's, as n8n shows it. */
 export function checkDate(value: unknown, label: string, timeZone: string, at: InputPosition): string {
 	if (isLuxonDateTime(value) || isJsDate(value)) {
 		const date = isLuxonDateTime(value)
@@ -163,7 +140,6 @@ export function checkDate(value: unknown, label: string, timeZone: string, at: I
 	return asDate(year, month, day);
 }
 
-/** A date of birth: the service needs day, month and year together. */
 export function checkBirthDate(
 	value: unknown,
 	label: string,
@@ -177,7 +153,6 @@ export function checkBirthDate(
 	return { day, month, year };
 }
 
-/** Offset of a time zone from UTC at an instant, in milliseconds. */
 function zoneOffsetMs(instant: Date, timeZone: string): number {
 	const parts = new Intl.DateTimeFormat('en-US', {
 		timeZone,
@@ -194,11 +169,7 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
 	return wallClockAsUtc - (instant.getTime() - instant.getUTCMilliseconds());
 }
 
-/**
- * A moment as the service's `date-time` (ISO 8601 in UTC), from the date picker, any ISO 8601
- * date-time or an expression's DateTime or Date. A time without a zone (the picker's) is read in
- * the workflow's time zone.
- */
+/** A moment as the service's UTC `date-time`; a time without a zone (the picker's) is in the workflow's time zone. */
 export function checkInstant(value: unknown, label: string, timeZone: string, at: InputPosition): string {
 	const refuse: (got: string) => never = (got) =>
 		invalid(at, `'${label}' is not a valid date and time`, `Got ${got}. Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`);

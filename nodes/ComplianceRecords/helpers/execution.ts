@@ -1,9 +1,8 @@
 import type { IExecuteSingleFunctions } from 'n8n-workflow';
 
 /**
- * What every item of one execution shares, computed once (items run concurrently, so the first
- * computes and the others await the same promise). It is kept in n8n's per-execution node
- * context, not enumerable so that n8n never saves it with the execution; a failure is not kept.
+ * Computed once for the items of an execution, which run concurrently; kept in n8n's node context
+ * not enumerable, so n8n never saves it; a failure is not kept.
  */
 export function sharedInExecution<T>(context: IExecuteSingleFunctions, key: string, compute: () => Promise<T>): Promise<T> {
 	const store = context.getContext('node');

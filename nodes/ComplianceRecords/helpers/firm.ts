@@ -9,11 +9,7 @@ import { itemError } from '../transport/itemError';
 import { serviceRequest } from '../transport/request';
 import { sharedInExecution } from './execution';
 
-/**
- * The firm record (GET /firm, spec §2.6) as the client fields use it: the dropdowns list its
- * partners, managers, business units and services, and a value given by expression may name
- * one of them instead of giving its ID. Names are looked up in one firm record per execution.
- */
+/* The firm record (spec §2.6): the dropdowns' choices, and the names an expression may give instead of IDs. */
 
 export interface StaffMember {
 	id: string;
@@ -36,7 +32,7 @@ export async function fetchFirm(context: ILoadOptionsFunctions | IExecuteSingleF
 
 const staffName = (member: StaffMember) => `${member.firstName} ${member.lastName}`;
 
-/** The firm record of the current execution, read once for all its items (per node: two nodes may use two firms). */
+/** Read once per execution and node: two nodes may use two firms. */
 const firmOfThisRun = (context: IExecuteSingleFunctions) => sharedInExecution(context, 'firm', async () => await fetchFirm(context));
 
 interface Choice {
@@ -46,7 +42,6 @@ interface Choice {
 	description?: string;
 }
 
-/** A field that refers to something in the firm record, with the words its errors use. */
 export interface FirmReference {
 	/** The body field, e.g. `partnerId`. */
 	field: string;
@@ -105,11 +100,7 @@ const namesOf = (choices: Choice[]) =>
 		.sort((a, b) => a.localeCompare(b))
 		.join(', ');
 
-/**
- * The ID a value stands for: an ID of one of the choices as it is; else the choice whose name
- * it is (any case and spacing); else the one choice all of whose name's words include the
- * value's words ("Shah" for Priya Shah). None or several: an error listing the names to use.
- */
+/** An ID as it is; else the choice so named, in any case; else the one whose name has every word given ("Shah"). */
 function resolveReference(
 	value: string,
 	reference: FirmReference,
@@ -149,12 +140,7 @@ function resolveReference(
 
 const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
 
-/**
- * A preSend step for a field that refers to the firm, in the collection `collection`. A value
- * chosen from the dropdown is an ID and is sent as it is; a value from an expression may be an
- * ID or a name (one, or a list for services), and is checked against the firm record and sent
- * as IDs, so a mistake is reported with the names to choose from before the client request.
- */
+/** A dropdown's value is an ID, sent as it is; an expression's may be names, sent as IDs or refused before the request. */
 export function firmReferenceInBody(collection: string, reference: FirmReference): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const body = requestOptions.body as IDataObject;

@@ -7,13 +7,9 @@ import type {
 
 import { isObject } from '../transport/response';
 
-/** Which record an output is made from. */
 export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisation' | 'firm';
 
-/**
- * How a node outputs each record: Simplify's flat fields (`keep` chosen first), the record as the
- * service sent it, or the fields chosen in 'Fields' and the ID.
- */
+/** Simplify's flat fields (`keep` chosen first), the service's record, or the fields chosen and the ID. */
 export type Output = { mode: 'simplified'; keep?: string[] } | { mode: 'raw' } | { mode: 'selected'; fields: string[] };
 
 const textOrNull = (value: unknown): string | null =>
@@ -168,7 +164,6 @@ function outputOf(context: IExecuteSingleFunctions): Output {
 	}
 }
 
-/** What an operation outputs for each record the service answered, as the node's parameters ask. */
 export function recordOutput(context: IExecuteSingleFunctions, kind: RecordKind): (record: IDataObject) => IDataObject {
 	return outputFor(outputOf(context), kind);
 }

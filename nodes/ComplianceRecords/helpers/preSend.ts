@@ -7,7 +7,6 @@ function positionOf(context: IExecuteSingleFunctions): InputPosition {
 	return { node: context.getNode(), itemIndex: context.getItemIndex() };
 }
 
-/** Reads a value at a dot path in the body the routing built. */
 function readAt(body: IDataObject, path: string): unknown {
 	return path.split('.').reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], body);
 }
@@ -19,10 +18,7 @@ function writeAt(body: IDataObject, path: string, value: unknown): void {
 	parent[last] = value as IDataObject[string];
 }
 
-/**
- * A preSend step that checks (and converts) one body field the routing placed at `path`; fields
- * the user left out, or is clearing to null, are not there or null and are left alone.
- */
+/** Checks and converts the body field at `path`; one left out, or cleared to null, is left alone. */
 function bodyField(
 	path: string,
 	convert: (value: unknown, at: InputPosition, timeZone: string) => unknown,
@@ -35,11 +31,7 @@ function bodyField(
 	};
 }
 
-/**
- * Optional fields left blank are not sent: an expression that gave nothing (as `$fromAI()` does
- * for an argument the model left out) means "no value", and the service refuses empty strings.
- * To empty a field on the service, an update has Fields to Clear.
- */
+/** Blank means not given (as `$fromAI()` gives an argument left out); the service refuses empty strings. */
 export function blankFieldsLeftOut(bodyPaths: string[]): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const body = requestOptions.body as IDataObject;
@@ -75,7 +67,6 @@ export const idListInBody = (path: string) =>
 			.filter((id) => id !== ''),
 	);
 
-/** A date-time query parameter, converted to the service's UTC form. */
 export function instantInQuery(name: string, label: string): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const qs = requestOptions.qs as IDataObject;
@@ -89,10 +80,7 @@ export function instantInQuery(name: string, label: string): PreSendAction {
 /** The nullable fields an update can clear, with the names the user sees. */
 export type ClearableFields = Array<{ name: string; value: string }>;
 
-/**
- * Completes an update body: fields chosen in "Fields to Clear" are sent as null, a field both set
- * and cleared is refused, and an update that changes nothing is refused before any request.
- */
+/** Fields to Clear as nulls; a field both set and cleared, or an update of nothing, refused before any request. */
 export function clearedFieldsInBody(collection: string, clearable: ClearableFields): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const at = positionOf(this);

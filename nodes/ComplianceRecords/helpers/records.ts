@@ -18,28 +18,20 @@ export interface RecordParameter {
 	searchListMethod: string;
 }
 
-/** The most pages of 200 one call of a picker's From list search reads; the next call goes on from where it stopped. */
+/** The pages of 200 one call of a From list search reads at most; the next call goes on from there. */
 export const PAGES_PER_SEARCH = 5;
 
 /** The node version from which a record or a date is picked (version 1 takes them as text). */
 export const PICKER_VERSION = 2;
 
-/** The name of the record's field in this node's version, as the user sees it and errors name it. */
 export const fieldNameOf = (node: INode, record: RecordParameter) =>
 	node.typeVersion >= PICKER_VERSION ? record.label : record.idFieldName;
 
-/**
- * A record's web URL (`links.web`, on whatever host the service's web app has) or API URL
- * (`links.self`): any http(s) URL whose path ends in `/<collection>/<id>`, with or without a
- * trailing slash, query or fragment. The one group is the ID as it appears in the URL.
- */
+/** A record's web or API URL (`links.web`, `links.self`) on any host: its path ends in `/<collection>/<id>`. */
 export const recordUrlPattern = (record: RecordParameter) =>
 	`^\\s*https?://[^\\s/?#]+(?:/[^\\s?#]*)?/${record.collection}/([^\\s/?#]+)/?(?:[?#]\\S*)?\\s*$`;
 
-/**
- * The ID in a record URL, percent-escapes decoded; a URL that is not one of the record's (another
- * kind of record, another path, not a URL) is refused naming the field, before anything is sent.
- */
+/** The ID in a record's URL, decoded; any other URL is refused, naming the field, before anything is sent. */
 export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode, itemIndex: number): string {
 	const given = typeof url === 'string' ? url.trim() : String(url ?? '');
 	const found = new RegExp(recordUrlPattern(record)).exec(given);

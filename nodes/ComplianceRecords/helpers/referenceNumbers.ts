@@ -16,16 +16,8 @@ import { recordOutput } from './output';
 import { operationError, routedPages, routedRequest } from './routing';
 import { firstEvaluationBound, serviceTimeFromDate, type Sighting, watermarkAfter } from './serviceTime';
 
-/*
- * Create or Update by reference number. The service has no lookup by reference number, but it
- * refuses a second client with a taken one (409), after checking the body: so the node creates
- * first (one request for a new number) and, on the conflict, updates the client holding the
- * number. That client is found in one listing of the firm's clients per execution, shared by
- * every item; a number not in it, or one that moved since, is found by listing only the clients
- * changed since (`sinceModifiedAt`, the trigger's watermark rules). The update sends the number
- * too, so the service refuses it while another client holds the number: a stale listing costs
- * requests, not a wrong update. Costs, and the one race left: docs/benchmarks.md.
- */
+/* Create or Update: create, and on the service's 409 update the client a listing shows holding the
+ * number (docs/benchmarks.md, "How it finds the client"). */
 
 export const REFERENCE_NUMBER = 'Reference Number';
 

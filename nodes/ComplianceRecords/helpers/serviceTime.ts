@@ -1,13 +1,9 @@
-/*
- * The service's time, read from the `Date` of its answers, and the watermark a complete listing
- * moves to: what the trigger and Create or Update know of when the service last listed a change.
- * Why each rule holds: docs/trigger.md ("How a poll works").
- */
+/* The service's time from its answers' `Date`, and the watermark after a listing, for the trigger and
+ * Create or Update. Why each rule holds: docs/trigger.md ("How a poll works"). */
 
 /** How long a change may take to appear in the list after the `lastModifiedAt` it carries (not in the spec). */
 export const COMMIT_LAG_MS = 5_000;
 
-/** One client as a poll listed it. */
 export interface Sighting {
 	/** Its `lastModifiedAt`, epoch ms: a service timestamp. */
 	modifiedAt: number;
@@ -15,16 +11,12 @@ export interface Sighting {
 	lateness: number;
 }
 
-/** The resolution of an HTTP `Date` (whole seconds). */
 export const DATE_RESOLUTION_MS = 1_000;
 
 /** RFC 9110's preferred format (IMF-fixdate), the one origin servers generate. */
 const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
-/**
- * A lower bound on when the service evaluated a request: its answer's `Date` less the round trip
- * and the header's resolution; undefined without a `Date` in IMF-fixdate form.
- */
+/** A lower bound on when the service evaluated a request: its `Date` less the round trip and the header's resolution. */
 export function serviceTimeFromDate(date: unknown, roundTripMs: number): number | undefined {
 	if (typeof date !== 'string' || !IMF_FIXDATE.test(date)) return undefined;
 	const time = Date.parse(date);

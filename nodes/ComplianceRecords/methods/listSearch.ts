@@ -4,21 +4,12 @@ import { PAGES_PER_SEARCH } from '../helpers/records';
 import { listPageOf, pages } from '../transport/paging';
 import { serviceRequest } from '../transport/request';
 
-/**
- * The From List mode of the Client and Individual pickers: the firm's records by name, a page of
- * 200 per call as the user scrolls (n8n's `paginationToken` is the service's cursor). The service
- * cannot filter its lists by name, so a search reads pages and keeps the records whose name
- * matches, until it has more than fill the list or has read its share of pages.
- * Cost on a 100,000-client firm: at most 5 requests per call, 101 calls to search the whole firm.
- */
+/* The pickers' From List: the service cannot filter by name, so a search reads pages and keeps the
+ * matches (costs: README, "Picking a client or individual"). */
 
-/**
- * Matches that fill the editor's list (it shows about 7) and make it scroll: n8n asks for the
- * next call only when the user scrolls to the end of the list.
- */
+/** Enough matches to make the editor's list scroll: n8n asks for more only at its end. */
 export const SCREENFUL = 20;
 
-/** Lower case, accents removed, split into words of letters and digits. */
 const wordsOf = (text: string) =>
 	text
 		.normalize('NFD')
@@ -33,7 +24,7 @@ function matches(name: string, typed: string[]): boolean {
 	return typed.every((word) => nameWords.some((nameWord) => nameWord.startsWith(word)));
 }
 
-/** One call of a list search over a collection: a page as it comes, or the matches of up to PAGES_PER_SEARCH pages. */
+/** One call: a page as it comes, or the matches of up to PAGES_PER_SEARCH pages (n8n's `paginationToken` is the cursor). */
 async function searchList(
 	context: ILoadOptionsFunctions,
 	path: string,

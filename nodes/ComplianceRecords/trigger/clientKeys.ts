@@ -1,10 +1,7 @@
 import { createHash } from 'crypto';
 
 
-/**
- * A short, fixed-width key for a client id: 48 bits of its SHA-256, 8 base64url characters. Keys
- * are compared only within one event time (or review window), so collisions are negligible.
- */
+/** 48 bits of the ID's SHA-256: keys are compared only within one event time, so collisions are negligible. */
 export const CLIENT_KEY_LENGTH = 8;
 export function clientKey(clientId: string): string {
 	return createHash('sha256').update(clientId).digest('base64url').slice(0, CLIENT_KEY_LENGTH);

@@ -1,23 +1,11 @@
 import { CALENDAR_DATE, isInWindow, type ReviewWindow } from '../helpers/dates';
 import { clientKey, decodeKeyGroups, encodeKeyGroups } from './clientKeys';
 
-/*
- * Review Due's memory. Why the trigger remembers dates: docs/trigger.md ("Review Due").
- */
-
-/**
- * For each client inside the window, the review date the trigger last handled for it (emitted,
- * or found already due on the first poll). Kept as a map from the client's 8-character key.
- */
+/** The review date last handled for each client inside the window (docs/trigger.md, "Review Due"). */
 export class DueMemory {
 	private readonly dateByKey = new Map<string, string>();
 
-	/**
-	 * Takes a client's current review date; true when it should be emitted: the date is inside
-	 * the window and is not the one handled for this client before. A client whose date left the
-	 * window (or was cleared) is forgotten, so coming back later counts as a change. Idempotent:
-	 * observing the same state twice emits at most once.
-	 */
+	/** Whether to emit the client's date: in the window, and not the one handled; a date that left it is forgotten. */
 	observe(clientId: string, date: unknown, window: ReviewWindow): boolean {
 		const entering = this.isEntering(clientId, date, window);
 		const key = clientKey(clientId);
@@ -31,7 +19,6 @@ export class DueMemory {
 		return isInWindow(window, date) && this.dateByKey.get(clientKey(clientId)) !== date;
 	}
 
-	/** Forgets dates before `date`: they have left the window for good. */
 	forgetBefore(date: string): void {
 		for (const [key, handled] of this.dateByKey) if (handled < date) this.dateByKey.delete(key);
 	}

@@ -6,13 +6,8 @@ import type { StreamState, StreamSweep } from './events/changes';
 import type { ReviewState, ReviewSweep } from './events/reviewDue';
 import { decodeSeen, encodeSeen, type Seen } from './watermark';
 
-/*
- * What the trigger keeps between polls: its state in the node's static data, and a copy of the
- * state its first poll took in the workflow's static data (the activation copy). How n8n keeps
- * each, and why the copy: docs/trigger.md ("The first poll, and n8n's schedulers", "The saved
- * state"). The state is written once, after the whole poll succeeded, with top-level keys
- * assigned (n8n's change tracking watches one level deep).
- */
+/* The trigger's state in the node's static data, and the first poll's copy of it in the workflow's
+ * (docs/trigger.md, "The first poll, and n8n's schedulers" and "The saved state"). */
 
 export type TriggerEvent = 'clientModified' | 'amlDeterminationCompleted' | 'reviewDue';
 
@@ -29,7 +24,6 @@ export type SavedState = (
 
 const isoOrNull = (time: number | undefined) => (time !== undefined && Number.isFinite(time) ? new Date(time).toISOString() : null);
 
-/** An ISO date-time as epoch ms; null as `absent`; undefined for anything else. */
 function timeOf(value: unknown, absent: number | undefined): number | undefined | null {
 	if (value === null) return absent ?? null;
 	const time = typeof value === 'string' ? Date.parse(value) : NaN;
@@ -73,11 +67,7 @@ function encodeSweep(sweep: DecodedSweep, since: number | undefined): IDataObjec
 	return encoded;
 }
 
-/**
- * The saved state, or undefined when there is none for this configuration: never polled, or
- * the event (or review window) changed since, or data this package did not write. The caller
- * then starts over as on activation. Reads this version's format and the released 0.1.0 one.
- */
+/** The saved state of this configuration, in this format or 0.1.0's; undefined starts over as on activation. */
 function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number): SavedState | undefined {
 	if (typeof staticData !== 'object' || staticData === null) return undefined;
 	const data = staticData as IDataObject;
@@ -107,15 +97,11 @@ function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number
 	return { event, reviewDays: reviewDays as number, review, startedAt };
 }
 
-/** {@link SavedState.startedAt} of any static data; undefined when it has none. */
 function startedAtOf(data: IDataObject): number | undefined {
 	return typeof data.startedAt === 'number' && Number.isFinite(data.startedAt) ? data.startedAt : undefined;
 }
 
-/**
- * The state a poll goes on from: the node's own for this configuration; else the activation copy,
- * when n8n kept nothing the node wrote since it was taken; else none (start over).
- */
+/** The node's own state; else the activation copy, when n8n kept nothing the node wrote since. */
 export function stateToResume(
 	staticData: IDataObject,
 	activationCopy: unknown,
@@ -129,12 +115,10 @@ export function stateToResume(
 	return isUnused(staticData) || (copy.startedAt ?? -Infinity) > (startedAtOf(staticData) ?? -Infinity) ? copy : undefined;
 }
 
-/** Which write of the state a poll started from; see {@link commitState}. */
 export function generationOf(staticData: IDataObject): number {
 	return typeof staticData.generation === 'number' ? staticData.generation : 0;
 }
 
-/** Whether a node's static data holds nothing the trigger wrote: it never polled, or n8n kept none. */
 function isUnused(staticData: IDataObject): boolean {
 	return staticData.version === undefined;
 }
@@ -159,8 +143,8 @@ function encodeState(state: SavedState, generation: number): IDataObject {
 }
 
 /**
- * Replaces the static data with `state`, unless another poll committed since this one started
- * (polls can overlap): that one emitted all this one found, so this one writes nothing. Returns whether it wrote.
+ * Writes the state, top-level keys assigned (n8n's change tracking watches one level deep), unless
+ * an overlapping poll committed since this one started: it emitted all this one found.
  */
 export function commitState(staticData: IDataObject, startedFrom: number, state: SavedState): boolean {
 	if (generationOf(staticData) !== startedFrom) return false;
@@ -170,12 +154,10 @@ export function commitState(staticData: IDataObject, startedFrom: number, state:
 	return true;
 }
 
-/** Where, in the workflow's static data, a trigger node keeps its activation copy. */
 export function activationCopyKey(nodeName: string): string {
 	return `complianceRecordsTrigger:${nodeName}`;
 }
 
-/** Keeps a copy of the state the poll that took the trigger's starting point committed. */
 export function keepActivationCopy(workflowStaticData: IDataObject, nodeName: string, state: SavedState): void {
 	workflowStaticData[activationCopyKey(nodeName)] = encodeState(state, 1);
 }

@@ -3,21 +3,15 @@ import type { IPollFunctions } from 'n8n-workflow';
 import type { PollBudget } from './budget';
 import { type Client, listClients } from './listing';
 
-/*
- * "Fetch Test Event": the newest events without listing the whole firm. An event moves
- * lastModifiedAt, so the newest events of the first time span (10 minutes, then wider) that holds
- * enough of them are the firm's newest. It never touches the trigger's saved state.
- */
+/* Fetch Test Event: an event moves lastModifiedAt, so the newest events of the first span holding
+ * enough are the firm's newest. The saved state is never touched. */
 
 const SAMPLE_SIZE = 5;
 
 const MINUTE = 60 * 1000;
 const SPANS_MS = [10 * MINUTE, 60 * MINUTE, 24 * 60 * MINUTE, 7 * 24 * 60 * MINUTE, 30 * 24 * 60 * MINUTE, 365 * 24 * 60 * MINUTE];
 
-/**
- * Up to {@link SAMPLE_SIZE} clients with the newest events, newest first. `eventTime` gives a
- * client's event time, or undefined when it has no such event.
- */
+/** Up to {@link SAMPLE_SIZE} clients with the newest events, newest first. */
 export async function latestEvents(
 	this: IPollFunctions,
 	budget: PollBudget,

@@ -1,15 +1,11 @@
 import { watermarkAfter } from '../helpers/serviceTime';
 import { clientKey, decodeKeyGroups, encodeKeyGroups } from './clientKeys';
 
-/*
- * The trigger's watermark and seen-set rules, as pure functions. Why each rule holds:
- * docs/trigger.md ("How a poll works", "Backlogs: a listing that spans polls").
- */
+/* The watermark and seen-set rules, pure. Why each holds: docs/trigger.md ("How a poll works", "Backlogs"). */
 
 /** Changes handled at or after the watermark (listed again by the next poll): event time (epoch ms) -> client keys. */
 export type Seen = Map<number, Set<string>>;
 
-/** What a poll remembers between runs for a stream of changes. */
 export interface StreamCursor {
 	/** The watermark W, epoch ms (a service timestamp). */
 	since: number;
@@ -36,7 +32,6 @@ export function rememberIn(seen: Seen, { clientId, eventTime }: HandledChange): 
 	seen.set(eventTime, keys);
 }
 
-/** The entries of `sets` kept by `keep`, in one seen set. */
 function mergeSeen(
 	sets: Array<Seen | Iterable<HandledChange>>,
 	keep: (eventTime: number, key: string) => boolean,

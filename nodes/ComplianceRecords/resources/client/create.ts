@@ -18,7 +18,6 @@ export const routing = recordRouting({ method: 'POST', path: '/clients', kind: '
 
 const forEntity = (...entityTypes: string[]): IDisplayOptions => ({ show: { entityType: entityTypes } });
 
-/** First and last name of the person: the individual itself, or a sole trader's individual. */
 const personNames = (bodyPrefix: string): INodeProperties[] => [
 	textField('First Name', 'firstName', `${bodyPrefix}firstName`, { required: true }),
 	textField('Last Name', 'lastName', `${bodyPrefix}lastName`, { required: true }),
@@ -31,10 +30,7 @@ interface NewClientFieldOptions {
 	entityHint?: string;
 }
 
-/**
- * Status, Entity Type and the fields of each kind of entity: what a new client is made of
- * (Create, and Create or Update when no client has its reference number).
- */
+/** What a new client is made of (Create, and Create or Update of a new reference number). */
 export const newClientFields = ({ statusDescription, entityHint }: NewClientFieldOptions = {}): INodeProperties[] => [
 	{
 		displayName: 'Status',

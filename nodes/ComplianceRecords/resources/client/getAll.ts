@@ -14,11 +14,7 @@ import {
 import { instantInQuery } from '../../helpers/preSend';
 import { listRouting } from '../../helpers/routing';
 
-/**
- * The review filters, applied while paging (the service has no date filter): Review Due Within
- * keeps dates from today to today + N days, Include Overdue those before today. Cost: every
- * client (or every one changed since Modified Since) is read: ⌊clients / 200⌋ + 1 requests.
- */
+/** The review filters, applied while paging: the service has no date filter, so every client listed is read. */
 function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const filters = this.getNodeParameter('filters', {}) as IDataObject;
 	const days = filters.reviewDueWithinDays;

@@ -14,16 +14,10 @@ import {
 	sweepSeenAfterStop,
 } from '../watermark';
 
-/*
- * Client Created or Modified, and AML Determination Completed: one stream of modified clients
- * (completing a determination moves lastModifiedAt), each event with its own event time.
- */
+/* Client Created or Modified and AML Determination Completed: one stream, as completing a
+ * determination moves lastModifiedAt; each event has its own time. */
 
-/**
- * How far back the first poll looks, by the n8n host's clock, for changes to mark as already
- * known: only when the service's answers carry no usable `Date` (otherwise it starts at the
- * service's own time).
- */
+/** How far back, by the host's clock, a first poll records changes as known when the service sends no `Date`. */
 export const FIRST_POLL_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 
 /** When a client's event happened (epoch ms), or undefined when it has none. */
@@ -38,10 +32,9 @@ export const determinationCompletedAt: EventTime = (context, client) => {
 	return timestampOf(context, determination.completedAt, `the AML determination completion time of client ${client.id}`);
 };
 
-/** A listing of the stream in progress (see cursor.ts for what `seen` keeps, and why). */
+/** A listing of the stream in progress (watermark.ts says what `seen` keeps). */
 export interface StreamSweep extends Sweep {
 	seen: Seen;
-	/** The first listing after activation: it records what it lists instead of emitting it. */
 	recording?: boolean;
 }
 
@@ -55,20 +48,14 @@ interface PollResult {
 	state: StreamState;
 }
 
-/**
- * Where a stream with no saved state starts: the service's time (its `Date`) less the commit lag,
- * recording what it lists (docs/trigger.md, "The first poll"); without `Date`, a day back by the host's clock.
- */
+/** A stream with no saved state starts at the service's time less the commit lag (docs/trigger.md, "The first poll"). */
 async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<StreamState> {
 	const now = await serviceTime.call(this, budget);
 	const since = now === undefined ? Date.now() - FIRST_POLL_LOOKBACK_MS : now - COMMIT_LAG_MS;
 	return { cursor: { since, seen: new Map() }, sweep: undefined };
 }
 
-/**
- * One poll of the stream: lists the clients modified since the watermark (resuming an unfinished
- * listing) and emits, oldest first, each change not handled before; stops when the budget runs short.
- */
+/** One poll: each change since the watermark not handled before, oldest first, while the budget lasts. */
 export async function pollChanges(
 	this: IPollFunctions,
 	budget: PollBudget,

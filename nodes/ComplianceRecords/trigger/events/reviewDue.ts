@@ -8,10 +8,9 @@ import { type Client, sweep, type Sweep } from '../listing';
 
 /* Review Due: a client whose nextReviewDate lies from today to today + N days (docs/trigger.md, "Review Due"). */
 
-/** A listing in progress: the day's scan (`scan`: the day it is for), or modified clients. */
+/** A listing in progress: the day's scan (`scan`: that day), or modified clients. */
 export interface ReviewSweep extends Sweep {
 	scan?: string;
-	/** The first scan after activation: it records instead of emitting. */
 	recording?: boolean;
 }
 
