@@ -1,7 +1,23 @@
 /**
- * `npm test` runs two projects: this package's nodes and credentials in n8n's engine (test/), and
- * the sandbox's own suite (sandbox/, a package of its own).
+ * Every jest project. `npm test` runs the unit projects, `nodes` (this package in n8n's engine)
+ * and `sandbox` (the sandbox's own suite); `npm run test:e2e` (scripts/test-e2e.sh) runs the
+ * end-to-end suites in real n8n, one project after the other: each one's global setup starts
+ * its n8n instances and sandbox once for all its files, which therefore run one at a time.
  */
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] }; // type checks: `tsc` in `npm run lint`
+
+/** An end-to-end suite in `test/<folder>`; a published trigger polls once a minute, so tests wait minutes. */
+const e2eSuite = (folder, testTimeout) => ({
+	displayName: folder,
+	testEnvironment: 'node',
+	roots: [`<rootDir>/test/${folder}`],
+	testMatch: ['**/*.test.ts'],
+	transform,
+	globalSetup: `<rootDir>/test/${folder}/globalSetup.ts`,
+	globalTeardown: `<rootDir>/test/${folder}/globalTeardown.ts`,
+	testTimeout,
+});
+
 /** @type {import('jest').Config} */
 module.exports = {
 	projects: [
@@ -10,13 +26,13 @@ module.exports = {
 			testEnvironment: 'node',
 			roots: ['<rootDir>/test'],
 			testMatch: ['**/*.test.ts'],
-			// The real-n8n suites (test/e2e, test/e2e-lines, test/e2e-queue) run separately
-			// (npm run test:e2e): they need installed n8n versions.
 			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e'],
-			// Type checking is `tsc --noEmit` in `npm run lint`; tests only transpile.
-			transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+			transform,
+			testTimeout: 30000,
 		},
 		'<rootDir>/sandbox',
+		e2eSuite('e2e', 240000),
+		e2eSuite('e2e-lines', 300000),
+		e2eSuite('e2e-queue', 300000),
 	],
-	testTimeout: 30000,
 };

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals --
    development tooling, not a node: runs in Node, not in n8n */
 /**
  * The package on each n8n line firms run: the newest 1.x (1.123.81, on Node 22) and 2.40.7, side
@@ -6,31 +6,24 @@
  * linked: a linked checkout would bring its own n8n-workflow). Each n8n has the demo owner, an
  * OAuth2 credential connected through the sandbox's authorization server, whose access tokens
  * live only TOKEN_TTL_SECONDS, and a published trigger on that credential watching the main firm.
- * Jest's global setup starts it all; the tests reach it over HTTP and run workflows with
- * `n8n execute`.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
-import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
+import type { Sandbox } from 'compliance-records-sandbox';
 import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson } from '../helpers/n8n/demo';
+import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, saveAndRun, signedInAt } from '../helpers/n8n/e2eSuite';
 import { N8N_1X_VERSION, N8N_VERSION } from '../helpers/n8n/install';
 import {
-	executeWorkflow,
 	freePort,
 	installPackage,
 	N8n,
-	N8nRest,
 	packPackage,
 	PACKAGE_NAME,
 	waitFor,
 	type ExecutionRun,
 	type N8nOptions,
+	type N8nRest,
 } from '../helpers/n8n/instance';
-import { sandboxControlAt } from '../helpers/sandboxControl';
-
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
-const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e-lines');
 
 /** Short enough that every poll of a trigger, and a run after a short wait, finds its token expired. */
 export const TOKEN_TTL_SECONDS = 20;
@@ -52,64 +45,42 @@ export interface LineContext {
 }
 
 export interface LinesContext {
-	sandbox: { baseUrl: string; origin: string };
+	sandbox: { baseUrl: string };
 	lines: LineContext[];
 	/** When every trigger had taken its first poll (ms since epoch): changes after it must be emitted. */
 	watchingSince: number;
 }
 
-const CONTEXT_VARIABLE = 'COMPLIANCE_RECORDS_E2E_LINES';
-
-let running: { sandbox?: Sandbox; n8ns: N8n[] } = { n8ns: [] };
-
-export async function startLines(): Promise<void> {
-	rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
-	mkdirSync(ARTIFACTS_DIR, { recursive: true });
-	try {
-		const ports = await Promise.all(VERSIONS.map(() => freePort()));
-		running.sandbox = await startSandbox({
-			clients: 250,
-			controls: true,
-			accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
-			redirectUris: ports.map((port) => `http://localhost:${port}/rest/oauth2-credential/callback`),
-		});
-		const sandbox = running.sandbox;
-		const tarball = await packPackage(PROJECT_ROOT, ARTIFACTS_DIR);
-		const options = await Promise.all(
-			VERSIONS.map(async (version, index): Promise<N8nOptions> => {
-				const dir = join(ARTIFACTS_DIR, `n8n-${version}`);
-				await installPackage(dir, tarball);
-				return {
-					version,
-					userFolder: dir,
-					port: ports[index],
-					brokerPort: await freePort(),
-					filesDir: join(dir, 'files'),
-					logFile: join(ARTIFACTS_DIR, `n8n-${version}.log`),
-				};
-			}),
-		);
-		running.n8ns = options.map((option) => N8n.launch(option));
-		await Promise.all(running.n8ns.map((n8n) => n8n.ready()));
-		const lines: LineContext[] = [];
-		for (const [index, n8n] of running.n8ns.entries()) lines.push(await provision(n8n, options[index], sandbox));
-		const context: LinesContext = {
-			sandbox: { baseUrl: sandbox.baseUrl, origin: new URL(sandbox.baseUrl).origin },
-			lines,
-			watchingSince: Date.now(),
-		};
-		process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
-	} catch (error) {
-		await stopLines();
-		throw error;
-	}
-}
-
-export async function stopLines(): Promise<void> {
-	await Promise.all(running.n8ns.map((n8n) => n8n.stop()));
-	await running.sandbox?.close();
-	running = { n8ns: [] };
-}
+export const suite = e2eSuite<LinesContext>('e2e-lines', async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
+	const ports = await Promise.all(VERSIONS.map(() => freePort()));
+	const sandbox = await startSandbox({
+		clients: 250,
+		controls: true,
+		accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
+		redirectUris: ports.map((port) => `http://localhost:${port}/rest/oauth2-credential/callback`),
+	});
+	const tarball = await packPackage(PROJECT_ROOT, artifacts);
+	const options = await Promise.all(
+		VERSIONS.map(async (version, index): Promise<N8nOptions> => {
+			const dir = join(artifacts, `n8n-${version}`);
+			await installPackage(dir, tarball);
+			return {
+				version,
+				userFolder: dir,
+				port: ports[index],
+				brokerPort: await freePort(),
+				filesDir: join(dir, 'files'),
+				logFile: join(artifacts, `n8n-${version}.log`),
+			};
+		}),
+	);
+	const n8ns = options.map((option) => N8n.launch(option));
+	stopAtEnd(() => Promise.all(n8ns.map((n8n) => n8n.stop())));
+	await Promise.all(n8ns.map((n8n) => n8n.ready()));
+	const provisioned: LineContext[] = [];
+	for (const [index, n8n] of n8ns.entries()) provisioned.push(await provision(n8n, options[index], sandbox));
+	return { sandbox: { baseUrl: sandbox.baseUrl }, lines: provisioned, watchingSince: Date.now() };
+});
 
 /** Owner, two OAuth2 credentials connected, trigger published and its first poll taken. */
 async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promise<LineContext> {
@@ -152,11 +123,7 @@ async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promi
 	};
 }
 
-export function lines(): LinesContext {
-	const json = process.env[CONTEXT_VARIABLE];
-	if (!json) throw new Error('The e2e environment is not running: run the suite with `npm run test:e2e`');
-	return JSON.parse(json) as LinesContext;
-}
+export const lines = suite.context;
 
 export function line(version: string): LineContext {
 	const found = lines().lines.find((candidate) => candidate.version === version);
@@ -165,11 +132,7 @@ export function line(version: string): LineContext {
 }
 
 /** The REST API of a line's n8n, signed in as the demo owner. */
-export async function signedIn(version: string): Promise<N8nRest> {
-	const rest = new N8nRest(line(version).url);
-	await rest.signInOwner(DEMO_OWNER);
-	return rest;
-}
+export const signedIn = async (version: string): Promise<N8nRest> => await signedInAt(line(version).url);
 
 /** A new workflow as each line's REST API takes it: 1.x requires `active`, 2.x publishes instead. */
 function newWorkflow(version: string, workflow: WorkflowJson): WorkflowJson {
@@ -177,13 +140,7 @@ function newWorkflow(version: string, workflow: WorkflowJson): WorkflowJson {
 }
 
 /** Saves a workflow in a line's n8n and runs it with `n8n execute`. */
-export async function runWorkflow(version: string, workflow: WorkflowJson): Promise<ExecutionRun> {
-	const saved = await (await signedIn(version)).request<{ id: string }>('POST', '/workflows', newWorkflow(version, workflow));
-	return await executeWorkflow(line(version).options, saved.id);
-}
+export const runWorkflow = async (version: string, workflow: WorkflowJson): Promise<ExecutionRun> =>
+	await saveAndRun(await signedIn(version), line(version).options, newWorkflow(version, workflow));
 
-/** The sandbox's test controls, over HTTP (the sandbox runs in jest's parent process). */
-export const sandboxControl = <T = unknown>(method: string, route: string, body?: unknown) =>
-	sandboxControlAt<T>(lines().sandbox.origin, method, route, body);
-
-export const sandboxRequests = () => sandboxControl<LoggedRequest[]>('GET', '/requests');
+export const { sandboxControl, sandboxRequests } = sandboxControlsAt(() => lines().sandbox.baseUrl);

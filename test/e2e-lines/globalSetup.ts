@@ -1,3 +1,3 @@
-import { startLines } from './environment';
+import { suite } from './environment';
 
-export default startLines;
+export default suite.start;

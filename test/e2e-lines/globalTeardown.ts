@@ -1,3 +1,3 @@
-import { stopLines } from './environment';
+import { suite } from './environment';
 
-export default stopLines;
+export default suite.stop;

@@ -1,23 +1,19 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+/* eslint-disable @n8n/community-nodes/no-restricted-globals --
    development tooling, not a node: runs in Node, not in n8n */
 /**
  * n8n 2.40.7 in queue mode (test/helpers/n8n/queueMode.ts): PostgreSQL, Redis, a main and a worker,
  * the package installed into each instance's `~/.n8n/nodes` as the README tells users. The main
  * has the demo owner, an API key credential, a published trigger (Client Created or Modified,
  * every minute) and a published webhook workflow that creates a client. Both instances log at
- * debug level, so their logs show who polls and who executes. Jest's global setup starts it all.
+ * debug level, so their logs show who polls and who executes.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
-import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
+import type { Sandbox } from 'compliance-records-sandbox';
 import { DEMO_OWNER, everyMinuteTrigger } from '../helpers/n8n/demo';
-import { N8nRest, packPackage, PACKAGE_NAME, waitFor, type N8n } from '../helpers/n8n/instance';
+import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, signedInAt } from '../helpers/n8n/e2eSuite';
+import { packPackage, PACKAGE_NAME, waitFor, type N8n, type N8nRest } from '../helpers/n8n/instance';
 import { QueueMode } from '../helpers/n8n/queueMode';
-import { sandboxControlAt } from '../helpers/sandboxControl';
-
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
-const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e-queue');
 
 export const TRIGGER_NAME = 'Client created or modified';
 export const WEBHOOK_PATH = 'queue-mode-create-client';
@@ -26,47 +22,30 @@ export interface QueueContext {
 	mainUrl: string;
 	mainLog: string;
 	workerLog: string;
-	sandbox: { baseUrl: string; origin: string; apiKey: string };
+	sandbox: { baseUrl: string; apiKey: string };
 	triggerWorkflowId: string;
 	webhookWorkflowId: string;
 	/** When the trigger had taken its first poll (ms since epoch): changes after it must be emitted. */
 	watchingSince: number;
 }
 
-const CONTEXT_VARIABLE = 'COMPLIANCE_RECORDS_E2E_QUEUE';
-
-let running: { sandbox?: Sandbox; queue?: QueueMode } = {};
-
-export async function startQueue(): Promise<void> {
-	rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
-	mkdirSync(ARTIFACTS_DIR, { recursive: true });
-	try {
-		running.sandbox = await startSandbox({ clients: 250, controls: true });
-		const tarball = await packPackage(PROJECT_ROOT, ARTIFACTS_DIR);
-		running.queue = await new QueueMode({ dir: ARTIFACTS_DIR, tarball, env: { N8N_LOG_LEVEL: 'debug' } }).start();
-		const main = running.queue.main as N8n;
-		const { triggerWorkflowId, webhookWorkflowId } = await provision(main, running.sandbox);
-		const context: QueueContext = {
-			mainUrl: main.url,
-			mainLog: join(ARTIFACTS_DIR, 'main.log'),
-			workerLog: join(ARTIFACTS_DIR, 'worker.log'),
-			sandbox: { baseUrl: running.sandbox.baseUrl, origin: new URL(running.sandbox.baseUrl).origin, apiKey: running.sandbox.apiKey },
-			triggerWorkflowId,
-			webhookWorkflowId,
-			watchingSince: Date.now(),
-		};
-		process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
-	} catch (error) {
-		await stopQueue();
-		throw error;
-	}
-}
-
-export async function stopQueue(): Promise<void> {
-	await running.queue?.stop();
-	await running.sandbox?.close();
-	running = {};
-}
+export const suite = e2eSuite<QueueContext>('e2e-queue', async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
+	const sandbox = await startSandbox({ clients: 250, controls: true });
+	const tarball = await packPackage(PROJECT_ROOT, artifacts);
+	const queueMode = await new QueueMode({ dir: artifacts, tarball, env: { N8N_LOG_LEVEL: 'debug' } }).start();
+	stopAtEnd(() => queueMode.stop());
+	const main = queueMode.main as N8n;
+	const { triggerWorkflowId, webhookWorkflowId } = await provision(main, sandbox);
+	return {
+		mainUrl: main.url,
+		mainLog: join(artifacts, 'main.log'),
+		workerLog: join(artifacts, 'worker.log'),
+		sandbox: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
+		triggerWorkflowId,
+		webhookWorkflowId,
+		watchingSince: Date.now(),
+	};
+});
 
 async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflowId: string; webhookWorkflowId: string }> {
 	const rest = main.rest;
@@ -124,18 +103,9 @@ async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflow
 	return { triggerWorkflowId, webhookWorkflowId };
 }
 
-export function queue(): QueueContext {
-	const json = process.env[CONTEXT_VARIABLE];
-	if (!json) throw new Error('The queue-mode environment is not running: run the suite with `npm run test:e2e`');
-	return JSON.parse(json) as QueueContext;
-}
+export const queue = suite.context;
 
 /** The main's REST API, signed in as the demo owner. */
-export async function signedIn(): Promise<N8nRest> {
-	const rest = new N8nRest(queue().mainUrl);
-	await rest.signInOwner(DEMO_OWNER);
-	return rest;
-}
+export const signedIn = async (): Promise<N8nRest> => await signedInAt(queue().mainUrl);
 
-export const sandboxControl = <T = unknown>(method: string, route: string, body?: unknown) =>
-	sandboxControlAt<T>(queue().sandbox.origin, method, route, body);
+export const { sandboxControl } = sandboxControlsAt(() => queue().sandbox.baseUrl);

@@ -1,3 +1,3 @@
-import { startQueue } from './environment';
+import { suite } from './environment';
 
-export default startQueue;
+export default suite.start;

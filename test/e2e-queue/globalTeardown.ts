@@ -1,3 +1,3 @@
-import { stopQueue } from './environment';
+import { suite } from './environment';
 
-export default stopQueue;
+export default suite.stop;

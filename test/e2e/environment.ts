@@ -1,35 +1,27 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals --
    development tooling, not a node: runs in Node, not in n8n */
 /**
- * The end-to-end environment: one sandbox and one real n8n for the whole run (jest's global
- * setup starts them; every test file shares them), provisioned like `npm start` provisions the
- * demo: owner, credentials, the example workflows published. Tests reach both over HTTP, and
- * run workflows with `n8n execute`.
+ * The e2e suite: one sandbox and one real n8n 2.40.7 for every test file, the package linked and
+ * provisioned as `npm start` provisions the demo (owner, credentials, the examples published),
+ * and a trigger on the other firm that trigger.test.ts watches. Tests run workflows with
+ * `n8n execute`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
-import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../helpers/n8n/demo';
-import {
-	executeWorkflow,
-	freePort,
-	N8n,
-	N8nRest,
-	type ExecutionRun,
-	type N8nOptions,
-} from '../helpers/n8n/instance';
-import { sandboxControlAt } from '../helpers/sandboxControl';
+import type { Sandbox } from 'compliance-records-sandbox';
+import { everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../helpers/n8n/demo';
+import { artifactsOf, e2eSuite, PROJECT_ROOT, sandboxControlsAt, saveAndRun, signedInAt } from '../helpers/n8n/e2eSuite';
+import { freePort, N8n, type ExecutionRun, type N8nOptions, type N8nRest } from '../helpers/n8n/instance';
 import { serviceCall } from '../helpers/serviceApi';
 
 export { executionRun, executionsOf, nodeOutput, waitFor } from '../helpers/n8n/instance';
+export { PROJECT_ROOT };
 
-export const PROJECT_ROOT = resolve(__dirname, '..', '..');
-export const ARTIFACTS_DIR = join(PROJECT_ROOT, 'test-artifacts', 'e2e');
+export const ARTIFACTS_DIR = artifactsOf('e2e');
 
-/** Everything a test needs to reach the running environment (passed from global setup as JSON). */
+/** Everything a test needs to reach the running environment. */
 export interface E2eContext {
 	n8nUrl: string;
 	n8nOptions: N8nOptions;
@@ -49,66 +41,43 @@ export interface E2eContext {
 	publishedAt: number;
 }
 
-const CONTEXT_VARIABLE = 'COMPLIANCE_RECORDS_E2E';
-
-interface Running {
-	n8n?: N8n;
-	sandbox?: Sandbox;
-}
-
-let running: Running = {};
-
-export async function startEnvironment(): Promise<void> {
-	rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
-	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+export const suite = e2eSuite<E2eContext>('e2e', async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
 	const n8nPort = await freePort();
 	const n8nOptions: N8nOptions = {
-		userFolder: join(ARTIFACTS_DIR, 'n8n'),
+		userFolder: join(artifacts, 'n8n'),
 		linkedPackage: PROJECT_ROOT,
 		port: n8nPort,
 		brokerPort: await freePort(),
-		filesDir: join(ARTIFACTS_DIR, 'files'),
-		logFile: join(ARTIFACTS_DIR, 'n8n.log'),
+		filesDir: join(artifacts, 'files'),
+		logFile: join(artifacts, 'n8n.log'),
 	};
-	try {
-		running.sandbox = await startSandbox({
-			clients: 250,
-			controls: true,
-			redirectUris: [`http://localhost:${n8nPort}/rest/oauth2-credential/callback`],
-		});
-		const { sandbox } = running;
-		running.n8n = N8n.launch(n8nOptions);
-		await running.n8n.ready();
-		const mcpToken = randomBytes(24).toString('base64url');
-		const demo = await provisionDemo(running.n8n, sandbox, { filesDir: n8nOptions.filesDir, mcpToken });
-		const probe = await publishProbe(running.n8n.rest, sandbox);
-		const context: E2eContext = {
-			n8nUrl: running.n8n.url,
-			n8nOptions,
-			sandbox: {
-				baseUrl: sandbox.baseUrl,
-				authUrl: sandbox.authUrl,
-				apiKey: sandbox.apiKey,
-				oauthClientId: sandbox.oauthClientId,
-				otherFirm: { id: sandbox.otherFirm.id, apiKey: sandbox.otherFirm.apiKey },
-			},
-			demo,
-			mcpToken,
-			probe,
-			publishedAt: Date.now(),
-		};
-		process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
-	} catch (error) {
-		await stopEnvironment();
-		throw error;
-	}
-}
-
-export async function stopEnvironment(): Promise<void> {
-	await running.n8n?.stop();
-	await running.sandbox?.close();
-	running = {};
-}
+	const sandbox = await startSandbox({
+		clients: 250,
+		controls: true,
+		redirectUris: [`http://localhost:${n8nPort}/rest/oauth2-credential/callback`],
+	});
+	const n8n = N8n.launch(n8nOptions);
+	stopAtEnd(() => n8n.stop());
+	await n8n.ready();
+	const mcpToken = randomBytes(24).toString('base64url');
+	const demo = await provisionDemo(n8n, sandbox, { filesDir: n8nOptions.filesDir, mcpToken });
+	const probe = await publishProbe(n8n.rest, sandbox);
+	return {
+		n8nUrl: n8n.url,
+		n8nOptions,
+		sandbox: {
+			baseUrl: sandbox.baseUrl,
+			authUrl: sandbox.authUrl,
+			apiKey: sandbox.apiKey,
+			oauthClientId: sandbox.oauthClientId,
+			otherFirm: { id: sandbox.otherFirm.id, apiKey: sandbox.otherFirm.apiKey },
+		},
+		demo,
+		mcpToken,
+		probe,
+		publishedAt: Date.now(),
+	};
+});
 
 /**
  * A published trigger on the sandbox's other firm, so that no other test's change reaches it:
@@ -125,24 +94,14 @@ async function publishProbe(rest: N8nRest, sandbox: Sandbox): Promise<E2eContext
 	return { workflowId, apiKey };
 }
 
-export function e2e(): E2eContext {
-	const json = process.env[CONTEXT_VARIABLE];
-	if (!json) throw new Error('The e2e environment is not running: run the suite with `npm run test:e2e`');
-	return JSON.parse(json) as E2eContext;
-}
+export const e2e = suite.context;
 
 /** The REST API of the running n8n, signed in as the demo owner. */
-export async function signedIn(): Promise<N8nRest> {
-	const rest = new N8nRest(e2e().n8nUrl);
-	await rest.signInOwner(DEMO_OWNER);
-	return rest;
-}
+export const signedIn = async (): Promise<N8nRest> => await signedInAt(e2e().n8nUrl);
 
 /** Saves a workflow (nodes of this package typed `CUSTOM.`, as loaded here) and runs it with `n8n execute`. */
-export async function runWorkflow(rest: N8nRest, workflow: WorkflowJson): Promise<ExecutionRun> {
-	const saved = await rest.request<{ id: string }>('POST', '/workflows', workflow);
-	return await executeWorkflow(e2e().n8nOptions, saved.id);
-}
+export const runWorkflow = async (rest: N8nRest, workflow: WorkflowJson): Promise<ExecutionRun> =>
+	await saveAndRun(rest, e2e().n8nOptions, workflow);
 
 /** A request to the service's API, as any client of it would send it. */
 export async function serviceRequest<T = Record<string, unknown>>(
@@ -155,8 +114,4 @@ export async function serviceRequest<T = Record<string, unknown>>(
 	return (await serviceCall(access, method, path, options.body)).data as T;
 }
 
-/** The sandbox's test controls, over HTTP (the sandbox runs in jest's parent process). */
-export const sandboxControl = <T = unknown>(method: string, route: string, body?: unknown) =>
-	sandboxControlAt<T>(new URL(e2e().sandbox.baseUrl).origin, method, route, body);
-
-export const sandboxRequests = () => sandboxControl<LoggedRequest[]>('GET', '/requests');
+export const { sandboxControl, sandboxRequests } = sandboxControlsAt(() => e2e().sandbox.baseUrl);

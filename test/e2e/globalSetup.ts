@@ -1,3 +1,3 @@
-import { startEnvironment } from './environment';
+import { suite } from './environment';
 
-export default startEnvironment;
+export default suite.start;

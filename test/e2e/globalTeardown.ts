@@ -1,3 +1,3 @@
-import { stopEnvironment } from './environment';
+import { suite } from './environment';
 
-export default stopEnvironment;
+export default suite.stop;
