@@ -6,8 +6,8 @@
  */
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] }; // type checks: `tsc` in `npm run lint`
 
-/** An end-to-end suite in `test/<folder>`; a published trigger polls once a minute, so tests wait minutes. */
-const e2eSuite = (folder, testTimeout) => ({
+/** An end-to-end suite in `test/<folder>`, its tests given minutes (test/helpers/n8n/e2eTimeout.ts). */
+const e2eSuite = (folder) => ({
 	displayName: folder,
 	testEnvironment: 'node',
 	roots: [`<rootDir>/test/${folder}`],
@@ -15,7 +15,7 @@ const e2eSuite = (folder, testTimeout) => ({
 	transform,
 	globalSetup: `<rootDir>/test/${folder}/globalSetup.ts`,
 	globalTeardown: `<rootDir>/test/${folder}/globalTeardown.ts`,
-	testTimeout,
+	setupFilesAfterEnv: ['<rootDir>/test/helpers/n8n/e2eTimeout.ts'],
 });
 
 /** @type {import('jest').Config} */
@@ -28,11 +28,11 @@ module.exports = {
 			testMatch: ['**/*.test.ts'],
 			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e'],
 			transform,
-			testTimeout: 30000,
 		},
 		'<rootDir>/sandbox',
-		e2eSuite('e2e', 240000),
-		e2eSuite('e2e-lines', 300000),
-		e2eSuite('e2e-queue', 300000),
+		e2eSuite('e2e'),
+		e2eSuite('e2e-lines'),
+		e2eSuite('e2e-queue'),
 	],
+	testTimeout: 30000,
 };

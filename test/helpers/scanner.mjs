@@ -2,11 +2,11 @@
 // tests in test/package/. The scanner is an ES module, which jest's CommonJS runtime cannot
 // load, so the tests run this file in a child process: a JSON request on stdin, JSON out.
 //
-// Request: { tarball, source, fixtures: [{ path, text }] }
+// Request: { tarball?, source?, fixtures: [{ path, text }] }
 // Answer:
-// - tarball, source: analyzePackage's answer for each folder, run as n8n runs it before it
-//   verifies a package (the unpacked tarball with ['**/*.js', 'package.json'], the source with
-//   SOURCE_FILE_PATTERNS), and how many files those patterns matched there;
+// - tarball, source (when asked): analyzePackage's answer for each folder, run as n8n runs it
+//   before it verifies a package (the unpacked tarball with ['**/*.js', 'package.json'], the
+//   source with SOURCE_FILE_PATTERNS), and how many files those patterns matched there;
 // - fixtures: for each file (a path in the source, not on disk), the errors the scanner's
 //   rules and this project's lint of what is shipped (scripts/eslint.shipped.config.mjs)
 //   report, as "line:rule".
@@ -43,8 +43,8 @@ const scanner = new ESLint({
 const project = new ESLint({ cwd: PROJECT_ROOT, overrideConfigFile: 'scripts/eslint.shipped.config.mjs' });
 
 const answer = {
-	tarball: await scan(request.tarball, TARBALL_PATTERNS),
-	source: await scan(request.source, SOURCE_FILE_PATTERNS),
+	tarball: request.tarball && (await scan(request.tarball, TARBALL_PATTERNS)),
+	source: request.source && (await scan(request.source, SOURCE_FILE_PATTERNS)),
 	fixtures: [],
 };
 for (const fixture of request.fixtures) {
