@@ -60,7 +60,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether to output each client in full (partner, manager, business unit, services, person or organisation) rather than as the client list shows it. Costs one request more per client.",
+					"Whether to read each client in full (partner, manager, business unit, services, person or organisation) rather than as the client list shows it; Simplify then keeps its partner and manager by name. Costs one request more per client.",
 			},
 		],
 	},
