@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports --
    development tooling, not a node: runs in Node, not in n8n */
 /**
  * The package on each n8n line firms run: the newest 1.x (1.123.81, on Node 22) and 2.40.7, side

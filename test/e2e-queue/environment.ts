@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports --
    development tooling, not a node: runs in Node, not in n8n */
 /**
  * n8n 2.40.7 in queue mode (test/helpers/n8n/queueMode.ts): PostgreSQL, Redis, a main and a worker,

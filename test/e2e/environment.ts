@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports --
    development tooling, not a node: runs in Node, not in n8n */
 /**
  * The e2e suite: one sandbox and one real n8n 2.40.7 for every test file, the package linked and
