@@ -1,4 +1,4 @@
-import { createHmac } from 'crypto';
+import { createHash, createHmac } from 'crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
 import { credentialTypeFor } from '../transport/credentials';
@@ -153,7 +153,9 @@ export class SavedReferences {
 		private readonly secret: Buffer,
 		private readonly staticData: IDataObject,
 	) {
-		this.index = new ClientsByReference((referenceNumber) => this.hash('reference', referenceNumber).slice(0, KEY_LENGTH));
+		// The secret first, then the number, truncated (no length extension): a keyed hash ten times cheaper than an HMAC each.
+		const keyed = createHash('sha256').update(secret).update('reference\n');
+		this.index = new ClientsByReference((referenceNumber) => keyed.copy().update(referenceNumber).digest('base64url').slice(0, KEY_LENGTH));
 		this.restore(staticData[STATIC_DATA_KEY]);
 	}
 
@@ -163,12 +165,8 @@ export class SavedReferences {
 		return secret && new SavedReferences(secret, context.getWorkflowStaticData('node'));
 	}
 
-	private hash(purpose: string, text: string): string {
-		return createHmac('sha256', this.secret).update(`${purpose}\n${text}`).digest('base64url');
-	}
-
 	private macOf({ format, listedUntil, clients }: Omit<SavedIndex, 'mac'>): string {
-		return this.hash('index', JSON.stringify([format, listedUntil, clients]));
+		return createHmac('sha256', this.secret).update(`index\n${JSON.stringify([format, listedUntil, clients])}`).digest('base64url');
 	}
 
 	/** Whatever is not an index this credential wrote, whole and unchanged, is ignored. */
