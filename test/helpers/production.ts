@@ -3,15 +3,18 @@ import type { IDataObject, WorkflowExecuteMode } from 'n8n-workflow';
 import { nodeUnderTest, runNode, type NodeRun, type NodeUnderTest, type RunOptions } from './runNode';
 
 /**
- * A saved workflow that n8n runs again and again, as it runs one in production (n8n 2.40.7, read
- * in its source: workflow-runner and scaling/job-processor load the static data from the
- * workflow's database row when an execution starts; execution-lifecycle-hooks' hookFunctionsSave
- * and hookFunctionsSaveWorker write it back whole when the execution changed it, failed
- * executions included, never after a manual one). Each execution starts from a copy of the
- * last save, as read back from the database.
+ * A published workflow that n8n runs again and again, as it runs one in production (n8n 2.40.7,
+ * read in its source: workflow-runner loads the static data from the workflow's database row
+ * when an execution starts; execution-lifecycle-hooks' hookFunctionsSave writes it back whole
+ * when the execution changed it, failed executions included, never after a manual one). Each
+ * execution starts from a copy of the last save, as read back from the database.
  */
 export interface SavedWorkflow {
-	/** One execution of the node: a webhook's (production) unless `mode` says otherwise, e.g. 'manual' from the editor. */
+	/**
+	 * One execution of the node: a webhook's (production) of the published workflow unless told
+	 * otherwise: `mode` 'manual' (from the editor), or `active` false (as n8n 2.40's queue-mode
+	 * workers see it).
+	 */
 	run(options?: Omit<RunOptions, 'staticData'>): Promise<NodeRun>;
 	/** The node's static data as n8n last saved it. */
 	saved(): IDataObject;
@@ -25,8 +28,8 @@ export function savedWorkflow(node: NodeUnderTest): SavedWorkflow {
 	let row = '{}';
 	const saved = () => JSON.parse(row) as IDataObject;
 	return {
-		async run({ mode = 'webhook' as WorkflowExecuteMode, ...options } = {}) {
-			const run = await runNode({ ...node, ...options, mode, staticData: saved() });
+		async run({ mode = 'webhook' as WorkflowExecuteMode, active = true, ...options } = {}) {
+			const run = await runNode({ ...node, ...options, mode, active, staticData: saved() });
 			if (mode !== 'manual' && run.changedStaticData) row = JSON.stringify(run.changedStaticData);
 			return run;
 		},

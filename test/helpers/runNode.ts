@@ -69,6 +69,8 @@ export interface RunOptions {
 	mode?: WorkflowExecuteMode;
 	/** The workflow's static data as the execution starts. */
 	staticData?: IDataObject;
+	/** Whether the workflow is published (active); not unless told. */
+	active?: boolean;
 }
 
 /**
@@ -76,9 +78,9 @@ export interface RunOptions {
  * the node receiving `input` as the items of the node before it.
  */
 export async function runNode(options: NodeUnderTest & RunOptions): Promise<NodeRun> {
-	const { mode = 'manual', staticData, timezone } = options;
+	const { mode = 'manual', staticData, timezone, active } = options;
 	const node = nodeUnderTest(options);
-	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { staticData, timezone });
+	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { staticData, timezone, active });
 	const additionalData = additionalDataFor(options.credentials, mode, {
 		id: workflow.id,
 		name: workflow.name,

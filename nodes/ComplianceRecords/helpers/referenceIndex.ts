@@ -102,6 +102,12 @@ const FORMAT = 1;
 /** The saved entries' size at most (characters, all ASCII): the index stays under 100 KB on a firm of any size. */
 export const MAX_SAVED_CHARS = 90_000;
 
+/**
+ * How far the watermark moves before the index is saved for it alone: a later one only lists
+ * fewer changes, and n8n rewrites the workflow's whole static data at each save.
+ */
+const RESAVE_AFTER_MS = 10 * 60_000;
+
 /** A reference's key: 72 bits of its keyed hash, 12 base64url characters. */
 const KEY_LENGTH = 12;
 
@@ -149,6 +155,9 @@ function secretOf(context: IExecuteSingleFunctions, type: string, credentials: I
 export class SavedReferences {
 	readonly index: ClientsByReference;
 
+	/** What the static data holds now, when it is an index this credential wrote. */
+	private saved?: { clients: Set<string>; listedUntil: number };
+
 	private constructor(
 		private readonly secret: Buffer,
 		private readonly staticData: IDataObject,
@@ -175,13 +184,14 @@ export class SavedReferences {
 		if (format !== FORMAT || typeof listedUntil !== 'number' || !Number.isFinite(listedUntil)) return;
 		if (!Array.isArray(clients) || !clients.every((entry) => typeof entry === 'string' && entry.length > KEY_LENGTH)) return;
 		if (mac !== this.macOf({ format, listedUntil, clients })) return;
+		this.saved = { clients: new Set(clients), listedUntil };
 		this.index.restore(
 			clients.map((entry) => [entry.slice(0, KEY_LENGTH), decodeURIComponent(entry.slice(KEY_LENGTH))]),
 			listedUntil,
 		);
 	}
 
-	/** Writes the index back, its most important entries up to {@link MAX_SAVED_CHARS}; only when it changed. */
+	/** Writes the index back, its most important entries up to {@link MAX_SAVED_CHARS}, when its entries changed or its watermark moved on. */
 	save(): void {
 		const { listedUntil } = this.index;
 		const clients: string[] = [];
@@ -196,7 +206,10 @@ export class SavedReferences {
 			if (this.staticData[STATIC_DATA_KEY] !== undefined) delete this.staticData[STATIC_DATA_KEY];
 			return;
 		}
-		const saved: SavedIndex = { format: FORMAT, listedUntil, clients, mac: this.macOf({ format: FORMAT, listedUntil, clients }) };
-		if ((this.staticData[STATIC_DATA_KEY] as SavedIndex | undefined)?.mac !== saved.mac) this.staticData[STATIC_DATA_KEY] = { ...saved };
+		const { saved } = this;
+		const sameEntries = saved?.clients.size === clients.length && clients.every((entry) => saved.clients.has(entry));
+		if (sameEntries && listedUntil - saved.listedUntil < RESAVE_AFTER_MS) return;
+		this.staticData[STATIC_DATA_KEY] = { format: FORMAT, listedUntil, clients, mac: this.macOf({ format: FORMAT, listedUntil, clients }) };
+		this.saved = { clients: new Set(clients), listedUntil };
 	}
 }

@@ -161,8 +161,10 @@ class ExecutionIndex {
 }
 
 async function executionIndex(context: IExecutePaginationFunctions): Promise<ExecutionIndex> {
-	// n8n never saves static data after a manual execution: it keeps no index.
-	const saved = context.getMode() === 'manual' ? undefined : await SavedReferences.of(context);
+	// n8n keeps static data for a published workflow's production executions only; n8n 2.40's
+	// queue-mode workers get neither it nor the workflow as published (docs/create-or-update.md).
+	const kept = context.getMode() !== 'manual' && context.getWorkflow().active;
+	const saved = kept ? await SavedReferences.of(context) : undefined;
 	return new ExecutionIndex(saved?.index ?? new ClientsByReference((referenceNumber) => referenceNumber), saved);
 }
 

@@ -402,8 +402,10 @@ describe('Client > Create or Update, from one production execution to the next',
 		const workflow = deployed();
 		await learned(workflow, [client]);
 
+		const runs = [];
 		for (const [status, review] of [['PROSPECT', '2027-02-28'], ['EXISTING', '2027-03-31']]) {
 			const run = await workflow.run({ input: [{ reference: client.referenceNumber, status, review }] });
+			runs.push(run);
 
 			expect(run.error).toBeUndefined();
 			expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
@@ -416,6 +418,8 @@ describe('Client > Create or Update, from one production execution to the next',
 			expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: status, nextReviewDate: review });
 			sandbox().clearRequests();
 		}
+		// Nothing new learned (the same client, a watermark a few seconds on): n8n has nothing to save.
+		expect(runs[1].changedStaticData).toBeUndefined();
 	});
 
 	it('a batch of known references costs one listing of changes and their updates; a new one stays one request', async () => {
@@ -671,6 +675,18 @@ describe('Client > Create or Update, from one production execution to the next',
 			await large.close();
 		}
 	});
+	it("an execution of a workflow n8n does not see as published (n8n execute, n8n 2.40's queue-mode workers) neither reads nor writes the index", async () => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+
+		const run = await workflow.run({ active: false, input: itemsFor(client.referenceNumber) });
+
+		expect(run.error).toBeUndefined();
+		expect(run.changedStaticData).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+	});
+
 	it('after many changes in the firm, one item reads its client instead of every change: three requests at most', async () => {
 		const [client, ...batch] = await clientsWithReference(4);
 		const workflow = deployed();
