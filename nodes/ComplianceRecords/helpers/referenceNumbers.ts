@@ -105,11 +105,19 @@ function changedHands(context: IExecutePaginationFunctions, referenceNumber: str
  */
 const CHECK_VALID_MS = 1_000;
 
+/** One listing of the changes, and the items waiting for it. */
+interface Check {
+	done: Promise<boolean>;
+	waiting: number;
+	/** Host-monotonic ms when it ended. */
+	settledAt?: number;
+}
+
 /** What the items of one execution share: the index, and the listing of changes that checks it. */
 class ExecutionIndex {
 	private running = 0;
 
-	private check?: { done: Promise<boolean>; waiting: number; settledAt?: number };
+	private check?: Check;
 
 	constructor(
 		readonly index: ClientsByReference,
@@ -142,7 +150,7 @@ class ExecutionIndex {
 			check.waiting++;
 			return check.done;
 		}
-		const round: NonNullable<ExecutionIndex['check']> = { waiting: 1, done: Promise.resolve(false) };
+		const round = { waiting: 1 } as Check;
 		round.done = listInto(context, requestData, this.index, this.index.listedUntil, {
 			goOn: (pagesLeft) => pagesLeft <= round.waiting,
 		}).then(
@@ -232,8 +240,8 @@ async function createdOrUpdated(
 	const updated = await updateHolder();
 	if (updated && 'client' in updated) return answered(updated.client, false);
 
-	const since = index.listedUntil;
-	await orExplained(context, listInto(context, requestData, index, since, { answeredAt: answeredAtOf((updated ?? created).refused) }));
+	const answeredAt = answeredAtOf((updated ?? created).refused);
+	await orExplained(context, listInto(context, requestData, index, index.listedUntil, { answeredAt }));
 	const retried = await updateHolder();
 	if (retried && 'client' in retried) return answered(retried.client, false);
 	throw changedHands(context, referenceNumber);

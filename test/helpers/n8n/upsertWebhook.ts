@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import { randomUUID } from 'node:crypto';
 
 import type { LoggedRequest } from 'compliance-records-sandbox';
