@@ -100,7 +100,7 @@ const STATIC_DATA_KEY = 'referenceIndex';
 const FORMAT = 1;
 
 /** The saved entries' size at most (characters, all ASCII): the index stays under 100 KB on a firm of any size. */
-export const MAX_SAVED_CHARS = 90_000;
+const MAX_SAVED_CHARS = 90_000;
 
 /**
  * How far the watermark moves before the index is saved for it alone: a later one only lists
