@@ -2,13 +2,14 @@
 /**
  * The package in n8n's queue mode (environment.ts): a production execution of the action node
  * runs on the worker; the trigger polls on the main, and every change of the service is executed
- * once, by the worker. Where each thing ran is read from the two instances' logs: the main logs
+ * once, by the worker; Create or Update keeps no index there (n8n 2.40's worker gets no static data). Where each thing ran is read from the two instances' logs: the main logs
  * "Enqueued execution E" and its polls, the worker "Worker started execution E".
  */
 import { readFileSync } from 'node:fs';
 
 import { countDelivery, triggerEmissions, type Change } from '../helpers/n8n/delivery';
-import { executionsOf, waitFor } from '../helpers/n8n/instance';
+import { executionsOf, PACKAGE_NAME, waitFor } from '../helpers/n8n/instance';
+import { publishUpsertWebhook } from '../helpers/n8n/upsertWebhook';
 import { clientIds, touchClient } from '../helpers/serviceApi';
 import { queue, sandboxControl, signedIn, TRIGGER_NAME, WEBHOOK_PATH } from './environment';
 
@@ -78,4 +79,30 @@ test('the trigger polls on the main; each change is executed once, by the worker
 	}
 	expect(mainLog()).toMatch(/Poll trigger initiated for workflow "Trigger"/);
 	expect(workerLog()).not.toMatch(/Poll trigger initiated/);
+});
+
+/*
+ * n8n 2.40.7 in queue mode hands the worker a new execution's workflow without its static data
+ * and without its published state (the execution record keeps id, name, nodes, connections and
+ * settings; the job reloads static data only for a resumed execution). Create or Update then
+ * keeps no index: it neither reads one nor writes one over the workflow's other static data.
+ */
+test('Create or Update in queue mode: each execution finds the client as a first one does, and writes nothing in the workflow', async () => {
+	const rest = await signedIn();
+	const workflow = await publishUpsertWebhook(rest, { n8nUrl: queue().mainUrl, nodeType: `${PACKAGE_NAME}.complianceRecords`, sandbox: queue().sandbox });
+	const firstWay = (sent: string[]) => {
+		expect(sent[0]).toBe('POST /clients 409');
+		expect(sent.slice(1, -1)).toEqual(Array(Math.max(2, sent.length - 2)).fill('GET /clients 200'));
+		expect(sent.at(-1)).toBe(`PATCH /clients/${workflow.client.id} 200`);
+	};
+
+	firstWay((await workflow.execute('2027-10-31')).sent);
+	const second = await workflow.execute('2027-11-30');
+
+	expect(second.output).toMatchObject({ id: workflow.client.id, nextReviewDate: '2027-11-30' });
+	firstWay(second.sent);
+	const executions = await executionsOf(rest, workflow.workflowId);
+	expect(executions).toEqual([expect.objectContaining({ status: 'success', mode: 'webhook' }), expect.objectContaining({ status: 'success', mode: 'webhook' })]);
+	for (const execution of executions) expectRunByWorker(execution.id);
+	expect(await workflow.savedIndex()).toBeUndefined();
 });

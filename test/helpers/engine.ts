@@ -90,6 +90,8 @@ export const defaultNodeTypes = () => new TestNodeTypes([new ComplianceRecords()
 
 export interface WorkflowOptions {
 	staticData?: IWorkflowBase['staticData'];
+	/** Whether the workflow is published (active); not unless told. */
+	active?: boolean;
 	/** The workflow's time zone setting; n8n's default zone when absent. */
 	timezone?: string;
 }
@@ -98,14 +100,14 @@ export interface WorkflowOptions {
 export function workflowWith(
 	node: INode,
 	nodeTypes: INodeTypes,
-	{ staticData = {}, timezone }: WorkflowOptions = {},
+	{ staticData = {}, timezone, active = false }: WorkflowOptions = {},
 ): Workflow {
 	return new Workflow({
 		id: 'test-workflow',
 		name: 'Test workflow',
 		nodes: [node],
 		connections: {},
-		active: false,
+		active,
 		nodeTypes,
 		staticData,
 		settings: { executionOrder: 'v1', ...(timezone && { timezone }) },

@@ -6,6 +6,7 @@
  *
  * - `runNode` executes a node with WorkflowExecute; `loadOptions` fills a dropdown; `listSearch`
  *   is one call of a resource locator's list (a search, a page as the user scrolls).
+ * - `savedWorkflow` runs a node execution after execution, its static data saved as n8n saves it.
  * - `createPoller` runs a polling trigger with PollTriggerExecutor and persistent static data.
  * - `CredentialStore` / `credentialsFor(sandbox)` hold credentials; `connectOAuth2` performs the
  *   PKCE connection with n8n's OAuth2 client; `testCredential` is the credential "Test" button.
@@ -15,4 +16,5 @@ export * from './credentialTest';
 export * from './engine';
 export * from './oauth2';
 export * from './poll';
+export * from './production';
 export * from './runNode';

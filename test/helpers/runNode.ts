@@ -10,6 +10,7 @@ import type {
 	INodeParameters,
 	INodePropertyOptions,
 	INodeType,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
@@ -54,18 +55,30 @@ export interface NodeRun {
 	json: IDataObject[];
 	/** The error that stopped the execution, as n8n recorded it (or n8n's refusal to start it). */
 	error?: ExecutionBaseError | WorkflowHasIssuesError;
+	/** The workflow's static data if the run changed it: what n8n-core hands n8n to save after the execution. */
+	changedStaticData?: IDataObject;
+}
+
+export interface RunOptions {
+	input?: IDataObject[];
+	timezone?: string;
+	/** How the execution was started; 'manual' (from the editor) unless given. */
+	mode?: WorkflowExecuteMode;
+	/** The workflow's static data as the execution starts. */
+	staticData?: IDataObject;
+	/** Whether the workflow is published (active); not unless told. */
+	active?: boolean;
 }
 
 /**
  * Runs the node as n8n runs a workflow: n8n-core's WorkflowExecute on an n8n-workflow Workflow,
  * the node receiving `input` as the items of the node before it.
  */
-export async function runNode(
-	options: NodeUnderTest & { input?: IDataObject[]; timezone?: string },
-): Promise<NodeRun> {
+export async function runNode(options: NodeUnderTest & RunOptions): Promise<NodeRun> {
+	const { mode = 'manual', staticData, timezone, active } = options;
 	const node = nodeUnderTest(options);
-	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { timezone: options.timezone });
-	const additionalData = additionalDataFor(options.credentials, 'manual', {
+	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { staticData, timezone, active });
+	const additionalData = additionalDataFor(options.credentials, mode, {
 		id: workflow.id,
 		name: workflow.name,
 		nodes: [node],
@@ -76,9 +89,13 @@ export async function runNode(
 		executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] },
 	});
 
+	let changedStaticData: IDataObject | undefined;
+	additionalData.hooks?.addHandler('workflowExecuteAfter', async (_run, newStaticData) => {
+		changedStaticData = newStaticData;
+	});
 	let run: IRun;
 	try {
-		run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+		run = await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n checks the node's parameters (e.g. a required field left empty) before running it.
 		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error };
@@ -91,6 +108,7 @@ export async function runNode(
 		items,
 		json: items.map((item) => item.json),
 		error: (task.error ?? run.data.resultData.error) as ExecutionBaseError | undefined,
+		changedStaticData,
 	};
 }
 

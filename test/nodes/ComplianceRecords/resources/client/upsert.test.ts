@@ -1,7 +1,9 @@
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { connectOAuth2, credentialsFor, runNode, type CredentialStore } from '../../../../helpers';
+import { startSandbox } from 'compliance-records-sandbox';
+
+import { connectOAuth2, credentialsFor, runNode, savedWorkflow, type CredentialStore } from '../../../../helpers';
 import { forwardingProxy, type ProxyAnswer } from '../../../../helpers/forwardingProxy';
 import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
 import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../helpers/serviceApi';
@@ -40,7 +42,7 @@ const sentByNode = (): LoggedRequest[] =>
 
 /** A request in a few words: method, path, which page of a listing, and the status answered. */
 function summary({ method, path, query, status }: LoggedRequest): string {
-	const page = method !== 'GET' ? '' : query.sinceModifiedAt ? ' changed since' : query.cursor ? ' next page' : ' first page';
+	const page = method !== 'GET' || path !== '/clients' ? '' : query.cursor ? ' next page' : query.sinceModifiedAt ? ' changed since' : ' first page';
 	return `${method} ${path}${page} ${status}`;
 }
 
@@ -72,7 +74,7 @@ async function clientsWithReference(count: number, from = 0): Promise<Array<{ id
 	return chosen;
 }
 
-/** What the firm's users do in the service while the node runs. */
+/** What the firm's users do in the service while the node runs, or between executions. */
 const setReference = (id: string, referenceNumber: string | null) =>
 	serviceCall(sandbox(), 'PATCH', `/clients/${id}`, { referenceNumber });
 
@@ -364,5 +366,353 @@ describe('Client > Create or Update', () => {
 
 		expect(run.error?.message).toBe("'Reference Number' is empty [item 0]");
 		expect(sentByNode()).toEqual([]);
+	});
+});
+
+describe('Client > Create or Update, from one production execution to the next', () => {
+	/** The node in a saved workflow, run by a webhook: Reference Number, status and review date from each item. */
+	const deployed = (store = credentials(), parameters: INodeParameters = {}) =>
+		savedWorkflow({
+			credentials: store,
+			typeVersion: 2,
+			parameters: {
+				resource: 'client',
+				operation: 'upsert',
+				referenceNumber: '={{ $json.reference }}',
+				status: '={{ $json.status ?? "EXISTING" }}',
+				entityType: 'individual',
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+				additionalFields: { nextReviewDate: '={{ $json.review ?? "2027-01-31" }}' },
+				...parameters,
+			},
+		});
+	const itemsFor = (...references: string[]) => references.map((reference) => ({ reference }));
+
+	/** A first production execution that updates these clients, today's way: the firm listed once. */
+	async function learned(workflow: ReturnType<typeof deployed>, clients: Array<{ id: string; referenceNumber: string }>) {
+		const run = await workflow.run({ input: itemsFor(...clients.map((client) => client.referenceNumber)) });
+		expect(run.error).toBeUndefined();
+		expect(sent().filter((request) => request.startsWith('GET'))).toEqual(LISTING);
+		sandbox().clearRequests();
+	}
+
+	it('from the second execution, a known reference costs the changes since and the update: two requests', async () => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+
+		const runs = [];
+		for (const [status, review] of [['PROSPECT', '2027-02-28'], ['EXISTING', '2027-03-31']]) {
+			const run = await workflow.run({ input: [{ reference: client.referenceNumber, status, review }] });
+			runs.push(run);
+
+			expect(run.error).toBeUndefined();
+			expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
+			expectReceived(sentByNode()[1], {
+				method: 'PATCH',
+				path: `/clients/${client.id}`,
+				bearer: sandbox().apiKey,
+				body: { status, referenceNumber: client.referenceNumber, nextReviewDate: review },
+			});
+			expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: status, nextReviewDate: review });
+			sandbox().clearRequests();
+		}
+		// Nothing new learned (the same client, a watermark a few seconds on): n8n has nothing to save.
+		expect(runs[1].changedStaticData).toBeUndefined();
+	});
+
+	it('a batch of known references costs one listing of changes and their updates; a new one stays one request', async () => {
+		const clients = await clientsWithReference(5);
+		const workflow = deployed();
+		await learned(workflow, clients);
+		const fresh = newReference();
+
+		const run = await workflow.run({ input: itemsFor(...clients.map((client) => client.referenceNumber), fresh) });
+
+		expect(run.error).toBeUndefined();
+		expect(run.json.map((client) => client.id).slice(0, 5)).toEqual(clients.map((client) => client.id));
+		expect(run.json[5]).toMatchObject({ referenceNumber: fresh, name: 'Ada Lovelace' });
+		expect(sent().sort()).toEqual(
+			['GET /clients changed since 200', 'POST /clients 201', ...clients.map((client) => `PATCH /clients/${client.id} 200`)].sort(),
+		);
+	});
+
+	it('keeps no reference number or name in clear, and stays small', async () => {
+		const clients = await clientsWithReference(3);
+		const workflow = deployed();
+		await learned(workflow, clients);
+
+		const saved = JSON.stringify(workflow.saved());
+		const firm = await listAll(sandbox());
+		for (const client of firm) {
+			if (client.referenceNumber) expect(saved).not.toContain(client.referenceNumber as string);
+			expect(saved).not.toContain(client.name as string);
+		}
+		// Its client IDs, and keyed hashes of the reference numbers: the whole firm fits here.
+		for (const client of clients) expect(saved).toContain(client.id);
+		expect(saved.length).toBeLessThan(100_000);
+	});
+
+	it('a reference moved to another client between executions: the client that has it now is updated', async () => {
+		const [previous, current] = await clientsWithReference(2);
+		const referenceNumber = previous.referenceNumber;
+		const workflow = deployed();
+		await learned(workflow, [previous]);
+		await setReference(previous.id, newReference());
+		await setReference(current.id, referenceNumber);
+		const before = await stored(previous.id);
+
+		const run = await workflow.run({ input: [{ reference: referenceNumber, review: '2027-04-30' }] });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${current.id} 200`]);
+		expect(run.json[0]).toMatchObject({ id: current.id, referenceNumber, nextReviewDate: '2027-04-30' });
+		expect(await stored(previous.id)).toEqual(before);
+	});
+
+	it('a reference given up and held by no one: a client is created, and the old holder is untouched', async () => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+		await setReference(client.id, null);
+		const before = await stored(client.id);
+
+		const run = await workflow.run({ input: [{ reference: client.referenceNumber, review: '2027-05-31' }] });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['GET /clients changed since 200', 'POST /clients 201']);
+		expect(run.json[0]).toMatchObject({ referenceNumber: client.referenceNumber, name: 'Ada Lovelace' });
+		expect(run.json[0].id).not.toBe(client.id);
+		expect(await stored(client.id)).toEqual(before);
+	});
+
+	it('an older save written back (a polling trigger, executions at once): the changes since it set it right', async () => {
+		const [first, second] = await clientsWithReference(2);
+		const referenceNumber = first.referenceNumber;
+		const workflow = deployed();
+		await learned(workflow, [first]);
+		const older = workflow.saved();
+		await setReference(first.id, newReference());
+		await setReference(second.id, referenceNumber);
+		await workflow.run({ input: itemsFor(referenceNumber) });
+		workflow.overwrite(older);
+		sandbox().clearRequests();
+		const before = await stored(first.id);
+
+		const run = await workflow.run({ input: [{ reference: referenceNumber, review: '2027-06-30' }] });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${second.id} 200`]);
+		expect(run.json[0]).toMatchObject({ id: second.id, nextReviewDate: '2027-06-30' });
+		expect(await stored(first.id)).toEqual(before);
+	});
+
+	it('a reference taken from its client after the check: the update is refused, and the client that has it is updated', async () => {
+		const [previous, current] = await clientsWithReference(2);
+		const referenceNumber = previous.referenceNumber;
+		let armed = false;
+		const proxy = await withProxy(async (method) => {
+			if (method === 'PATCH' && armed) {
+				armed = false;
+				await setReference(previous.id, newReference());
+				await setReference(current.id, referenceNumber);
+			}
+		});
+		try {
+			const workflow = deployed(proxy.store);
+			await learned(workflow, [previous]);
+			const before = await stored(previous.id);
+			armed = true;
+
+			const run = await workflow.run({ input: [{ reference: referenceNumber, review: '2027-08-31' }] });
+
+			expect(run.error).toBeUndefined();
+			expect(sent()).toEqual([
+				'GET /clients changed since 200',
+				`PATCH /clients/${previous.id} 409`,
+				'POST /clients 409',
+				...LISTING,
+				`PATCH /clients/${current.id} 200`,
+			]);
+			expect(run.json[0]).toMatchObject({ id: current.id, nextReviewDate: '2027-08-31' });
+			// Only the firm's own change reached it: the number it was given instead.
+			expect(await stored(previous.id)).toEqual({ ...before, referenceNumber: expect.any(String), lastModifiedAt: expect.any(String), updatedAt: expect.any(String) });
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it("items spaced by n8n's batching each check the changes again before their update", async () => {
+		const clients = await clientsWithReference(2);
+		const unbatched = deployed();
+		await learned(unbatched, clients);
+		const workflow = deployed(credentials(), { requestOptions: { batching: { batch: { batchSize: 1, batchInterval: 1_200 } } } });
+		workflow.overwrite(unbatched.saved());
+
+		const run = await workflow.run({ input: itemsFor(...clients.map((client) => client.referenceNumber)) });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(clients.flatMap((client) => ['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]));
+	});
+
+	it('saved data that points at the wrong client is ignored: the client that has the number is updated', async () => {
+		const [holder, other] = await clientsWithReference(2);
+		const workflow = deployed();
+		await learned(workflow, [holder, other]);
+		// Each entry is a 12-character key and a client ID: give the holder's key the other client.
+		const index = workflow.saved().referenceIndex as { clients: string[] };
+		const swapped = index.clients.map((entry) =>
+			entry.endsWith(holder.id) ? entry.replace(holder.id, other.id) : entry.replace(other.id, holder.id),
+		);
+		workflow.overwrite({ referenceIndex: { ...index, clients: swapped } });
+		const before = await stored(other.id);
+
+		const run = await workflow.run({ input: [{ reference: holder.referenceNumber, review: '2027-07-31' }] });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${holder.id} 200`]);
+		expect(run.json[0]).toMatchObject({ id: holder.id, nextReviewDate: '2027-07-31' });
+		expect(await stored(other.id)).toEqual(before);
+	});
+
+	it('saved data of another credential or firm is ignored', async () => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+		const saved = workflow.saved();
+
+		const otherKey = credentialsFor({ ...sandbox(), apiKey: sandbox().createApiKey({ name: 'Another integration' }) });
+		const withOtherKey = deployed(otherKey);
+		withOtherKey.overwrite(saved);
+		expect((await withOtherKey.run({ input: itemsFor(client.referenceNumber) })).json[0].id).toBe(client.id);
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+		sandbox().clearRequests();
+
+		const otherFirm = deployed(credentialsFor({ ...sandbox(), apiKey: sandbox().otherFirm.apiKey }));
+		otherFirm.overwrite(saved);
+		const run = await otherFirm.run({ input: itemsFor(client.referenceNumber) });
+		expect(run.json[0].id).not.toBe(client.id);
+		expect(sent()).toEqual(['POST /clients 201']);
+	});
+
+	it.each([
+		['not an index', 'x'],
+		['another format', { format: 2 }],
+		['an edited character', 'edit'],
+		['no seal', 'unsealed'],
+	])('corrupt saved data (%s) is ignored, then replaced by a sound index', async (_, corruption) => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+		const index = workflow.saved().referenceIndex as { clients: string[]; mac: string };
+		const corrupt =
+			corruption === 'edit'
+				? { ...index, clients: index.clients.map((entry) => entry.replace(/^./, (first) => (first === 'A' ? 'B' : 'A'))) }
+				: corruption === 'unsealed'
+					? { ...index, mac: undefined }
+					: corruption;
+		workflow.overwrite({ referenceIndex: corrupt });
+
+		const run = await workflow.run({ input: itemsFor(client.referenceNumber) });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+		sandbox().clearRequests();
+		await workflow.run({ input: itemsFor(client.referenceNumber) });
+		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
+	});
+
+	it('a manual execution, from the editor, goes the way it always did and leaves the saved index alone', async () => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+		const saved = workflow.saved();
+
+		const run = await workflow.run({ mode: 'manual', input: itemsFor(client.referenceNumber) });
+
+		expect(run.error).toBeUndefined();
+		expect(run.changedStaticData).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+		expect(workflow.saved()).toEqual(saved);
+	});
+
+	it('with OAuth2, the index outlives the token: a reconnected credential keeps it', async () => {
+		const [client] = await clientsWithReference(1);
+		const store = credentials();
+		await connectOAuth2(store);
+		const workflow = deployed(store, { authentication: 'oAuth2' });
+		await learned(workflow, [client]);
+		await connectOAuth2(store);
+		sandbox().clearRequests();
+
+		const run = await workflow.run({ input: itemsFor(client.referenceNumber) });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
+	});
+
+	it('stays under 100 KB on a firm too large to keep whole, the references asked for kept first', async () => {
+		const large = await startSandbox({ clients: 3_000 });
+		try {
+			const firm = await listAll(large);
+			const asked = firm.filter((client) => client.referenceNumber).slice(0, 2);
+			const workflow = deployed(credentialsFor(large));
+			await workflow.run({ input: itemsFor(asked[0].referenceNumber as string) });
+			await workflow.run({ input: itemsFor(asked[1].referenceNumber as string) });
+
+			const saved = JSON.stringify(workflow.saved());
+			expect(saved.length).toBeLessThan(100_000);
+			// The index holds fewer clients than the firm's 2,400 or so reference numbers.
+			expect((workflow.saved().referenceIndex as { clients: string[] }).clients.length).toBeLessThan(firm.filter((client) => client.referenceNumber).length);
+			large.clearRequests();
+			const run = await workflow.run({ input: itemsFor(...asked.map((client) => client.referenceNumber as string)) });
+			expect(run.json.map((client) => client.id)).toEqual(asked.map((client) => client.id));
+			expect(large.requests().map(({ method, path }) => `${method} ${path}`).sort()).toEqual(
+				['GET /clients', ...asked.map((client) => `PATCH /clients/${client.id}`)].sort(),
+			);
+		} finally {
+			await large.close();
+		}
+	});
+	it("an execution of a workflow n8n does not see as published (n8n execute, n8n 2.40's queue-mode workers) neither reads nor writes the index", async () => {
+		const [client] = await clientsWithReference(1);
+		const workflow = deployed();
+		await learned(workflow, [client]);
+
+		const run = await workflow.run({ active: false, input: itemsFor(client.referenceNumber) });
+
+		expect(run.error).toBeUndefined();
+		expect(run.changedStaticData).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+	});
+
+	it('after many changes in the firm, one item reads its client instead of every change: three requests at most', async () => {
+		const [client, ...batch] = await clientsWithReference(4);
+		const workflow = deployed();
+		await learned(workflow, [client, ...batch]);
+		// More than two pages of changes (400 and more) since the last execution.
+		const others = (await listAll(sandbox())).filter((other) => ![client, ...batch].some((known) => known.id === other.id));
+		for (const other of others.slice(0, 401)) await serviceCall(sandbox(), 'PATCH', `/clients/${other.id}`, { nextReviewDate: '2030-01-31' });
+		sandbox().clearRequests();
+
+		const one = await workflow.run({ input: itemsFor(client.referenceNumber) });
+
+		expect(one.error).toBeUndefined();
+		expect(sent()).toEqual(['GET /clients changed since 200', `GET /clients/${client.id} 200`, `PATCH /clients/${client.id} 200`]);
+		sandbox().clearRequests();
+
+		// Three items waiting: the two pages left of the changes cost less than three reads.
+		const three = await workflow.run({ input: itemsFor(...batch.map((known) => known.referenceNumber)) });
+
+		expect(three.json.map((updated) => updated.id)).toEqual(batch.map((known) => known.id));
+		expect(sent().sort()).toEqual(
+			[
+				'GET /clients changed since 200',
+				'GET /clients next page 200',
+				'GET /clients next page 200',
+				...batch.map((known) => `PATCH /clients/${known.id} 200`),
+			].sort(),
+		);
 	});
 });
