@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
 import type { ErrorAnswer, ErrorFormat } from './errorFormat';
+import type { LimitSettings, Traffic } from './limits';
 import { HttpError, badRequest, decodeComponent, httpDate, jsonBody, notFound, readBody, sendJson, untilClosed } from './http';
 import type { ChangeRecord, RiskLevel } from './store';
 
@@ -59,7 +60,7 @@ export interface FaultOptions {
 	/** How many matching requests the fault applies to. */
 	count: number;
 	/** The status to answer instead of handling the request. */
-	status?: 500 | 503 | 429;
+	status?: 500 | 502 | 503 | 504 | 429;
 	/** Sent as Retry-After (429 gets 1 second when not given). */
 	retryAfterSeconds?: number;
 	/** Retry-After as delay-seconds (default) or as an HTTP date: the service clock's now plus retryAfterSeconds. */
@@ -70,13 +71,17 @@ export interface FaultOptions {
 	hang?: boolean;
 	/** Only requests whose path (relative to the API base) starts with this. */
 	path?: string;
+	/** Handle the request first (a POST creates its client), then answer `status`: a gateway that lost the answer. */
+	afterHandling?: boolean;
 }
 
 type Fault = Omit<FaultOptions, 'count' | 'path'>;
 
 const FAULT_MESSAGES: Record<number, string> = {
 	500: 'Internal server error (a fault injected by the sandbox)',
+	502: 'Bad gateway (a fault injected by the sandbox)',
 	503: 'Service unavailable (a fault injected by the sandbox): try again later',
+	504: 'Gateway timeout (a fault injected by the sandbox)',
 	429: 'Too many requests (a fault injected by the sandbox): retry after the Retry-After delay',
 };
 
@@ -90,9 +95,9 @@ export class Faults {
 	constructor(private readonly nowMs: () => number) {}
 
 	inject(options: FaultOptions): void {
-		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, path } = options;
+		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, path, afterHandling } = options;
 		if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number of requests, at least 1');
-		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 503 or 429');
+		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 502, 503, 504 or 429');
 		if (hang !== undefined && typeof hang !== 'boolean') throw new RangeError('hang must be true or false');
 		if (hang && (status !== undefined || delayMs !== undefined)) throw new RangeError('hang never answers: give it no status or delayMs');
 		if (status === undefined && delayMs === undefined && !hang) throw new RangeError('give a status, a delayMs (or both), or hang: true');
@@ -103,6 +108,9 @@ export class Faults {
 			throw new RangeError("retryAfterAs must be 'seconds' or 'date'");
 		}
 		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) throw new RangeError("path must start with '/'");
+		if (afterHandling !== undefined && (typeof afterHandling !== 'boolean' || (afterHandling && status === undefined))) {
+			throw new RangeError('afterHandling must be true or false, and needs a status');
+		}
 		this.pending.push({ ...options, remaining: count });
 	}
 
@@ -116,7 +124,8 @@ export class Faults {
 		if (!fault) return undefined;
 		if (--fault.remaining === 0) this.pending.splice(this.pending.indexOf(fault), 1);
 		const retryAfterSeconds = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
-		return { status: fault.status, retryAfterSeconds, retryAfterAs: fault.retryAfterAs, delayMs: fault.delayMs, hang: fault.hang };
+		const { status, retryAfterAs, delayMs, hang, afterHandling } = fault;
+		return { status, retryAfterSeconds, retryAfterAs, delayMs, hang, afterHandling };
 	}
 
 	/**
@@ -161,6 +170,11 @@ export interface SandboxControls {
 	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
 	/** Every list cursor issued so far expires: a request with one answers 400. */
 	expireCursors(): void;
+	/** A real service's limits from now on: rate limit, latency, gateway errors (limits.ts). */
+	setLimits(settings: LimitSettings): void;
+	/** What the limits counted: requests, refusals, the most in flight at once. */
+	traffic(): Traffic;
+	resetTraffic(): void;
 }
 
 /** What the control routes act on. */
@@ -224,6 +238,14 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, u
 				return respond(204);
 			case 'POST /oauth2/revoke-grants':
 				target.revokeOAuthGrants();
+				return respond(204);
+			case 'POST /limits':
+				target.setLimits(body() as LimitSettings);
+				return respond(204);
+			case 'GET /traffic':
+				return respond(200, { data: target.traffic() });
+			case 'DELETE /traffic':
+				target.resetTraffic();
 				return respond(204);
 			default:
 				throw notFound(`No control route ${req.method} ${url.pathname}`);
