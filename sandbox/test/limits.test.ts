@@ -1,5 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
-import { spawn } from 'node:child_process';
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -136,25 +135,5 @@ describe("a real service's limits", () => {
 
 		expect(answer.status).toBe(500);
 		expect(sandbox.changes().filter((change) => change.cause === 'created')).toHaveLength(1);
-	});
-});
-
-describe('the CLI', () => {
-	it('takes the limits as flags and prints them', async () => {
-		const cli = require.resolve('../bin/compliance-records-sandbox.cjs');
-		const child = spawn(process.execPath, [cli, '--port', '0', '--auth-port', '0', '--clients', '1', '--quiet', '--rate-limit', '100/60', '--burst', '5', '--latency', '20', '--unavailable-rate', '0.02'], {
-			stdio: ['ignore', 'pipe', 'inherit'],
-		});
-		let output = '';
-		child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-		try {
-			while (!output.includes('Press Ctrl-C')) {
-				if (child.exitCode !== null) throw new Error(output);
-				await sleep(20);
-			}
-			expect(output).toContain('  Limits           100 requests per 60 seconds (burst 5), 20 ms added to each answer, 2% answered 502 or 503');
-		} finally {
-			child.kill('SIGINT');
-		}
 	});
 });

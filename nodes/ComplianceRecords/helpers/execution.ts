@@ -1,5 +1,7 @@
 import type { IExecuteSingleFunctions } from 'n8n-workflow';
 
+import { Pacer } from '../transport/pacing';
+
 /**
  * What every item of one execution shares, computed once (items run concurrently, so the first
  * computes and the others await the same promise). It is kept in n8n's per-execution node
@@ -14,3 +16,7 @@ export function sharedInExecution<T>(context: IExecuteSingleFunctions, key: stri
 	computed.catch(() => delete store[key]);
 	return computed;
 }
+
+/** The pace of this execution's requests, shared by its items (transport/pacing.ts). */
+export const executionPacer = (context: IExecuteSingleFunctions): Promise<Pacer> =>
+	sharedInExecution(context, 'requestPacer', async () => new Pacer());

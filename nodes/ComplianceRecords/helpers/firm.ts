@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceRequest } from '../transport/request';
-import { sharedInExecution } from './execution';
+import { executionPacer, sharedInExecution } from './execution';
 
 /**
  * The firm record (GET /firm, spec §2.6) as the client fields use it: the dropdowns list its
@@ -31,7 +31,9 @@ export interface Firm {
 }
 
 export async function fetchFirm(context: ILoadOptionsFunctions | IExecuteSingleFunctions): Promise<Firm> {
-	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm' });
+	// In an execution, the lookup keeps the execution's pace; a dropdown's has its own.
+	const pacing = 'getItemIndex' in context ? { pacer: await executionPacer(context) } : undefined;
+	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm', pacing });
 	return body.data as unknown as Firm;
 }
 

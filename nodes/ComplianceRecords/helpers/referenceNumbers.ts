@@ -11,7 +11,7 @@ import { pages } from '../transport/paging';
 import { checkRequired } from './checks';
 import { sharedInExecution } from './execution';
 import { recordOutput } from './output';
-import { explained, routedPages, routedRequest } from './routing';
+import { explained, routedPages, routedRequest, routedSend } from './routing';
 import { firstEvaluationBound, serviceTimeFromDate, type Sighting, watermarkAfter } from './serviceTime';
 
 /*
@@ -107,7 +107,7 @@ async function clientOrConflict(
 	request: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<Outcome> {
 	try {
-		const [answer] = await context.makeRoutingRequest(request);
+		const [answer] = await routedSend(context, request);
 		return { client: (answer.json as IDataObject).data as IDataObject };
 	} catch (error) {
 		const answer = answerIn(error);
