@@ -106,9 +106,11 @@ export class Api {
 			url: rawUrl,
 			headers: { ...req.headers },
 			body: undefined,
+			receivedAt: Date.now(),
 		});
 		const answerError = (answer: ErrorAnswer) => {
 			entry.status = answer.status;
+			entry.answeredAt = Date.now();
 			entry.errorMessage = answer.message;
 			this.errors.send(res, answer);
 		};
@@ -121,7 +123,7 @@ export class Api {
 				answerError(refusal);
 				return;
 			}
-			const fault = this.faults.take(entry.path);
+			const fault = this.faults.take(entry.path, req.headers.authorization);
 			// A fault after handling: the request acts, then its answer is lost to the error.
 			const handled = fault?.afterHandling ? this.dispatchOrError(req, url, routePath, raw) : undefined;
 			const faultAnswer = fault && (await this.faults.apply(fault, res, this.closing));
@@ -132,6 +134,7 @@ export class Api {
 				const { status, body } = handled ?? this.dispatch(req, url, routePath, raw);
 				sendJson(res, status, body);
 				entry.status = status;
+				entry.answeredAt = Date.now();
 			}
 		} catch (error) {
 			if (this.closing.aborted) {

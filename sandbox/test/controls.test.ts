@@ -230,6 +230,8 @@ describe('test controls', () => {
 				body: undefined,
 			});
 			expect(log[2].body).toEqual(newIndividualClient({ referenceNumber: 'LOGGED' }));
+			for (const entry of log) expect(entry.answeredAt).toBeGreaterThanOrEqual(entry.receivedAt);
+			expect(log[1].receivedAt).toBeGreaterThanOrEqual(log[0].answeredAt as number);
 			expect((await control('GET', '/requests')).body.data).toEqual(log);
 			sandbox.clearRequests();
 			expect(sandbox.requests()).toEqual([]);

@@ -128,6 +128,19 @@ describe("a real service's limits", () => {
 		expect(await control('POST', '/limits', settings)).toMatchObject({ status: 400, body: { message } });
 	});
 
+	it("faults for one API key's requests, and from the nth on", async () => {
+		const other = sandbox.createApiKey({ name: 'Another test' });
+		sandbox.injectFaults({ count: 1, status: 429, apiKey: other, after: 1, path: '/firm' });
+		sandbox.injectFaults({ count: 1, status: 503, apiKey: other, after: 2, path: '/firm' });
+
+		const mine = await api.get('/firm');
+		const theirs = [];
+		for (let i = 0; i < 4; i++) theirs.push((await apiClient(sandbox, other).get('/firm')).status);
+
+		expect(mine.status).toBe(200);
+		expect(theirs).toEqual([200, 429, 503, 200]);
+	});
+
 	it('a fault after handling: the client is created, then its answer is lost to the error', async () => {
 		sandbox.injectFaults({ count: 1, status: 500, afterHandling: true, path: '/clients' });
 
