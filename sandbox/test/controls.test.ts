@@ -5,23 +5,17 @@ import { performance } from 'node:perf_hooks';
 import type { Sandbox } from '../src';
 import { startSandbox } from '../src';
 import type { ApiClient } from './helpers';
-import { apiClient, newIndividualClient, send, signIn, tokenRequest } from './helpers';
+import { apiClient, controlClient, newIndividualClient, send, signIn, tokenRequest } from './helpers';
 
 describe('test controls', () => {
 	let sandbox: Sandbox;
 	let api: ApiClient;
-	let controls: string;
-	const control = (method: string, path: string, body?: unknown) =>
-		send(`${controls}${path}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
+	let control: ReturnType<typeof controlClient>;
 
 	beforeEach(async () => {
 		sandbox = await startSandbox({ clients: 5, controls: true, apiPath: '/api' });
 		api = apiClient(sandbox);
-		controls = `${new URL(sandbox.baseUrl).origin}/__sandbox`;
+		control = controlClient(sandbox);
 	});
 	afterEach(() => sandbox.close());
 

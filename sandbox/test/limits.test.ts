@@ -5,23 +5,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sandbox } from '../src';
 import { startSandbox } from '../src';
 import type { ApiClient } from './helpers';
-import { apiClient, newIndividualClient, send } from './helpers';
+import { apiClient, controlClient, newIndividualClient } from './helpers';
 
 describe("a real service's limits", () => {
 	let sandbox: Sandbox;
 	let api: ApiClient;
-	let controls: string;
-	const control = (method: string, path: string, body?: unknown) =>
-		send(`${controls}${path}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
+	let control: ReturnType<typeof controlClient>;
 
 	beforeEach(async () => {
 		sandbox = await startSandbox({ clients: 5, controls: true });
 		api = apiClient(sandbox);
-		controls = `${new URL(sandbox.baseUrl).origin}/__sandbox`;
+		control = controlClient(sandbox);
 	});
 	afterEach(() => sandbox.close());
 
