@@ -5,11 +5,11 @@ import { answerIn, FailedRequest, networkCode, retryAfterMs, type Sending } from
 /*
  * The one rule for what is sent again, and how fast an execution sends: every request of both
  * nodes goes through sendWithRetries (the action node's routed requests, and serviceRequest).
- * Why these numbers, and what several executions at once do: docs/limits.md.
+ * Why these numbers, and what several executions at once do: docs/service-limits.md.
  */
 
 /** The most requests of one execution in flight at once (measured: docs/benchmarks.md, "Requests in flight"). */
-export const MAX_IN_FLIGHT = 8;
+export const MAX_IN_FLIGHT = 32;
 
 /** The most times one request is sent. */
 export const MAX_TRIES = 5;
@@ -29,9 +29,9 @@ const NOTHING_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EA
 /** The connection closed before the answer: the request may have arrived, so only what is repeatable is sent again. */
 const CLOSED_EARLY = new Set(['ECONNRESET', 'EPIPE']);
 
-/** How far back the accepted requests tell the service's rate limit, and how much under it to stay. */
+/** How far back the requests the service accepted tell its rate limit, and how much under it to stay. */
 const RATE_WINDOW_MS = 10_000;
-const UNDER_LIMIT = 0.95;
+const UNDER_LIMIT = 0.98;
 /** While requests queue for their turn, the pace rises this much a second, to find a limit that is higher than learned. */
 const PROBE_STEP = 1.02;
 
@@ -163,7 +163,8 @@ export class Pacer {
 			this.pausedBy = throttled.refusal;
 		}
 		if (startedAt < this.learnedAt) return;
-		// The rate the service accepted lately, if it is below the pace: a little under it, and never faster than before.
+		// The rate the service accepted lately, if it is below the pace: a little under it, and
+		// never faster than before. Early on it holds the service's burst; later refusals correct it.
 		const spanMs = Math.min(RATE_WINDOW_MS, now - (this.firstStartAt ?? now));
 		if (this.accepted.length >= 2 && spanMs > 0) {
 			const pace = this.intervalMs > 0 ? 1 / this.intervalMs : Infinity;
