@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/node-usable-as-tool, no-console --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/node-usable-as-tool, no-console --
    development tooling: runs in Node, not in n8n; prints what it measures; its floor node is the benchmark's own, never shipped */
 /**
  * Get Many > Return All: the Compliance Records node in n8n's engine, against n8n's own floor and
@@ -31,10 +31,6 @@
  *
  * Run: npm run bench:paging [-- --quick] (--quick: small firm, fewer runs, two round-trip times).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -45,8 +41,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { CredentialStore, runNode, TestNodeTypes } from '../test/helpers';
-import { startLatencyProxy, type Link } from './latency-proxy';
-import { certificateFilesIn, makeTestCertificate, type CertificateFiles } from './test-certificate';
+import { type Endpoint, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
+import { certificateFilesIn, type CertificateFiles } from './test-certificate';
 
 const { values } = parseArgs({
 	options: {
@@ -87,69 +83,6 @@ const PAGE_SIZE = 200;
 
 /** The headers the node's requests carry besides the credential's (the service's version). */
 const SERVICE_HEADERS = { 'accept-version': '1.0.0', accept: 'application/json' };
-
-// ---- The service: the sandbox in its own process, reached through the latency proxy ----
-
-interface Service {
-	process: ChildProcess;
-	/** The sandbox's own base URL (its controls are read there, not through the proxy). */
-	baseUrl: string;
-	apiKey: string;
-}
-
-/** The sandbox's CLI with `clients` clients and its test controls on, on free ports. */
-async function startService(clients: number): Promise<Service> {
-	const cli = require.resolve('compliance-records-sandbox/bin/compliance-records-sandbox.cjs');
-	const child = spawn(
-		process.execPath,
-		[cli, '--port', '0', '--auth-port', '0', '--clients', String(clients), '--controls', '--quiet'],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
-	let output = '';
-	child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
-	while (!output.includes('Press Ctrl-C to stop.')) {
-		if (child.exitCode !== null) throw new Error(`The sandbox exited:\n${output}`);
-		await sleep(10);
-	}
-	const field = (label: string) => new RegExp(`${label} +(\\S+)`).exec(output)?.[1] as string;
-	return { process: child, baseUrl: field('API base URL'), apiKey: field('API key') };
-}
-
-async function stopService(service: Service): Promise<void> {
-	if (service.process.exitCode !== null) return;
-	const exited = new Promise((resolve) => service.process.once('exit', resolve));
-	service.process.kill('SIGINT');
-	await exited;
-}
-
-/** The sandbox behind the proxy: the base URL and key the loops are given. */
-interface Endpoint {
-	service: Service;
-	link: Link;
-	baseUrl: string;
-	apiKey: string;
-}
-
-/** Runs `use` against a sandbox of `clients` clients behind a latency proxy, then stops both. */
-async function withEndpoint<T>(
-	clients: number,
-	link: { rttMs: number; tls?: CertificateFiles },
-	use: (endpoint: Endpoint) => Promise<T>,
-): Promise<T> {
-	const service = await startService(clients);
-	try {
-		const sandbox = new URL(service.baseUrl);
-		const proxy = await startLatencyProxy({ target: { host: sandbox.hostname, port: Number(sandbox.port) }, ...link });
-		try {
-			const baseUrl = `${proxy.origin}${sandbox.pathname.replace(/\/+$/, '')}`;
-			return await use({ service, link: proxy, baseUrl, apiKey: service.apiKey });
-		} finally {
-			await proxy.stop();
-		}
-	} finally {
-		await stopService(service);
-	}
-}
 
 /** The requests the sandbox received since the last call (its log emptied), reduced to what the loops must agree on. */
 async function requestsReceived(endpoint: Endpoint): Promise<string[]> {
@@ -416,16 +349,6 @@ function summary(measures: Map<Loop, Measure[]>, loop: Loop) {
 	};
 }
 
-/** A markdown table, the columns in `left` aligned left, the others right. */
-function table(header: string[], rows: string[][], left: number[]): string {
-	const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-	const pad = (cell: string, column: number) =>
-		left.includes(column) ? cell.padEnd(widths[column]) : cell.padStart(widths[column]);
-	const line = (cells: string[]) => `| ${cells.map(pad).join(' | ')} |`;
-	const rule = widths.map((width, column) => (left.includes(column) ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`));
-	return [line(header), `|${rule.join('|')}|`, ...rows.map(line)].join('\n');
-}
-
 const count = (n: number) => n.toLocaleString('en');
 
 /** Table 1: plain HTTP, no latency; every loop, firms of several sizes. */
@@ -526,28 +449,10 @@ async function largeFirmTable(): Promise<string> {
 	].join('\n');
 }
 
-/** Makes the run's certificate and runs this script again, trusting it (NODE_EXTRA_CA_CERTS). */
-async function restartTrustingTestCertificate(): Promise<number> {
-	const dir = mkdtempSync(path.join(tmpdir(), 'bench-paging-tls-'));
-	try {
-		const { certFile } = makeTestCertificate(dir);
-		const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1), '--tls-dir', dir], {
-			stdio: 'inherit',
-			env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
-		});
-		// Ctrl-C reaches the child too: this process waits for it, then removes the directory.
-		const ignore = () => undefined;
-		process.on('SIGINT', ignore);
-		return await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
-}
-
 async function main() {
 	const tlsDir = values['tls-dir'];
 	if (tlsDir === undefined) {
-		process.exitCode = await restartTrustingTestCertificate();
+		process.exitCode = await restartTrustingTestCertificate('bench-paging');
 		return;
 	}
 	if (!globalThis.gc) throw new Error('Run with node --expose-gc (npm run bench:paging does)');

@@ -12,6 +12,7 @@ import type { Authenticator, Caller } from './auth';
 import type { ControlTarget, Faults, RequestLog } from './controls';
 import { CONTROL_PREFIX, UNANSWERED, handleControl } from './controls';
 import type { ErrorAnswer, ErrorAnswers } from './errorFormat';
+import type { Limits } from './limits';
 import {
 	HttpError,
 	INTERNAL_ERROR_MESSAGE,
@@ -80,6 +81,7 @@ export class Api {
 		private readonly cursors: Cursors,
 		private readonly requestLog: RequestLog,
 		private readonly faults: Faults,
+		private readonly limits: Limits,
 		private readonly errors: ErrorAnswers,
 		private readonly controlTarget: ControlTarget,
 		private readonly options: ApiOptions,
@@ -104,24 +106,35 @@ export class Api {
 			url: rawUrl,
 			headers: { ...req.headers },
 			body: undefined,
+			receivedAt: Date.now(),
 		});
 		const answerError = (answer: ErrorAnswer) => {
 			entry.status = answer.status;
+			entry.answeredAt = Date.now();
 			entry.errorMessage = answer.message;
 			this.errors.send(res, answer);
 		};
+		const answered = this.limits.arrived();
 		try {
 			const raw = await readBody(req);
 			entry.body = tryParseJson(raw);
-			const fault = this.faults.take(entry.path);
+			const refusal = await this.limits.judge(this.closing);
+			if (refusal) {
+				answerError(refusal);
+				return;
+			}
+			const fault = this.faults.take(entry.path, req.headers.authorization);
+			// A fault after handling: the request acts, then its answer is lost to the error.
+			const handled = fault?.afterHandling ? this.dispatchOrError(req, url, routePath, raw) : undefined;
 			const faultAnswer = fault && (await this.faults.apply(fault, res, this.closing));
 			if (faultAnswer === UNANSWERED) return; // logged with no status
 			if (faultAnswer) {
 				answerError(faultAnswer);
 			} else {
-				const { status, body } = this.dispatch(req, url, routePath, raw);
+				const { status, body } = handled ?? this.dispatch(req, url, routePath, raw);
 				sendJson(res, status, body);
 				entry.status = status;
+				entry.answeredAt = Date.now();
 			}
 		} catch (error) {
 			if (this.closing.aborted) {
@@ -134,6 +147,7 @@ export class Api {
 			}
 			answerError(error);
 		} finally {
+			answered();
 			const elapsed = (performance.now() - started).toFixed(1);
 			const status = entry.status ?? 'aborted';
 			this.options.log?.(`${entry.method} ${url.pathname}${loggedQuery(url.searchParams)} ${status} ${elapsed} ms`);
@@ -146,6 +160,16 @@ export class Api {
 		if (!apiPath) return pathname;
 		if (pathname === apiPath) return '/';
 		return pathname.startsWith(`${apiPath}/`) ? pathname.slice(apiPath.length) : undefined;
+	}
+
+	/** {@link dispatch}, its own refusal (an HttpError) taken as its answer. */
+	private dispatchOrError(req: IncomingMessage, url: URL, routePath: string | undefined, raw: Buffer) {
+		try {
+			return this.dispatch(req, url, routePath, raw);
+		} catch (error) {
+			if (error instanceof HttpError) return { status: error.status, body: undefined };
+			throw error;
+		}
 	}
 
 	/** Route, then accept-version, then credentials, then the operation's own checks. */

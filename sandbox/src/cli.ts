@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 
-import type { ErrorFormat } from './index';
+import type { ErrorFormat, LimitSettings } from './index';
 import { COMPANY_REGISTRY, ERROR_FORMATS, startSandbox } from './index';
 
 const USAGE = `Usage: compliance-records-sandbox [options]
@@ -28,6 +28,11 @@ A local sandbox of the Client Compliance Records Service, with demo data.
   --controls            answer the test control routes under /__sandbox/ (loopback only)
   --error-format NAME   shape of the API's error answers: ${ERROR_FORMATS.join(', ')}
                         (default message: { "message": "..." })
+  --rate-limit N[/S]    accept N requests a second (or per S seconds, e.g. 100/60),
+                        then answer 429 with Retry-After (default none)
+  --burst N             requests accepted at once after a quiet spell (default N above)
+  --latency MS          milliseconds added before every API answer (default 0)
+  --unavailable-rate R  share of API requests (0 to 1) answered 502 or 503 (default 0)
   --quiet               do not log requests
   --help                show this help
 `;
@@ -41,6 +46,15 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 	if (value === undefined) return fallback;
 	if (!/^\d+$/.test(value)) fail(`--${name} must be a whole number (got '${value}')`);
 	return Number(value);
+}
+
+function describeLimits({ rateLimit, latencyMs, unavailableRate }: LimitSettings): string {
+	const parts = [
+		rateLimit && `${rateLimit.requests} requests per ${rateLimit.perSeconds === 1 ? 'second' : `${rateLimit.perSeconds} seconds`} (burst ${rateLimit.burst ?? rateLimit.requests})`,
+		latencyMs ? `${latencyMs} ms added to each answer` : undefined,
+		unavailableRate ? `${unavailableRate * 100}% answered 502 or 503` : undefined,
+	].filter(Boolean);
+	return parts.length > 0 ? parts.join(', ') : 'none (--rate-limit, --latency, --unavailable-rate)';
 }
 
 async function main(): Promise<void> {
@@ -60,6 +74,10 @@ async function main(): Promise<void> {
 				'access-token-ttl': { type: 'string' },
 				controls: { type: 'boolean' },
 				'error-format': { type: 'string' },
+				'rate-limit': { type: 'string' },
+				burst: { type: 'string' },
+				latency: { type: 'string' },
+				'unavailable-rate': { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
@@ -76,6 +94,20 @@ async function main(): Promise<void> {
 	if (errorFormat !== undefined && !ERROR_FORMATS.includes(errorFormat as ErrorFormat)) {
 		fail(`--error-format must be one of ${ERROR_FORMATS.join(', ')} (got '${errorFormat}')`);
 	}
+	const rateLimit = values['rate-limit'];
+	const rate = rateLimit === undefined ? undefined : /^(\d+(?:\.\d+)?)(?:\/(\d+(?:\.\d+)?))?$/.exec(rateLimit);
+	if (rate === null) fail(`--rate-limit must be N or N/SECONDS, e.g. 40 or 100/60 (got '${rateLimit}')`);
+	const unavailableRate = values['unavailable-rate'] === undefined ? undefined : Number(values['unavailable-rate']);
+	if (unavailableRate !== undefined && !(unavailableRate >= 0 && unavailableRate <= 1)) fail('--unavailable-rate must be a number from 0 to 1');
+	const limits: LimitSettings = {
+		rateLimit: rate && {
+			requests: Number(rate[1]),
+			perSeconds: rate[2] === undefined ? 1 : Number(rate[2]),
+			burst: values.burst === undefined ? undefined : wholeNumber('burst', values.burst, 1),
+		},
+		latencyMs: wholeNumber('latency', values.latency, 0),
+		unavailableRate,
+	};
 	const sandbox = await startSandbox({
 		port: wholeNumber('port', values.port, 4010),
 		authPort: wholeNumber('auth-port', values['auth-port'], 4011),
@@ -89,6 +121,7 @@ async function main(): Promise<void> {
 		accessTokenTtlSeconds: values['access-token-ttl'] === undefined ? undefined : wholeNumber('access-token-ttl', values['access-token-ttl'], 0),
 		controls: values.controls,
 		errorFormat: errorFormat as ErrorFormat | undefined,
+		limits,
 		log: values.quiet ? undefined : (line) => console.log(`${new Date().toISOString()} ${line}`),
 	}).catch((error: NodeJS.ErrnoException) => {
 		fail(error.code === 'EADDRINUSE' ? `a port is already in use (${error.message}); choose others with --port and --auth-port` : error.message);
@@ -105,6 +138,7 @@ async function main(): Promise<void> {
 			`  Redirect URIs    ${sandbox.redirectUris.join(', ')}`,
 			`  Company numbers  ${COMPANY_REGISTRY.map((company) => company.companyNumber).join(', ')} (for import_uk_company)`,
 			`  Test controls    ${values.controls ? `on, loopback only: ${new URL(sandbox.baseUrl).origin}/__sandbox/` : 'off (--controls)'}`,
+			`  Limits           ${describeLimits(limits)}`,
 			'Press Ctrl-C to stop.',
 		].join('\n'),
 	);

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
 import type { ErrorAnswer, ErrorFormat } from './errorFormat';
+import type { LimitSettings, Traffic } from './limits';
 import { HttpError, badRequest, decodeComponent, httpDate, jsonBody, notFound, readBody, sendJson, untilClosed } from './http';
 import type { ChangeRecord, RiskLevel } from './store';
 
@@ -30,6 +31,9 @@ export interface LoggedRequest {
 	body: unknown;
 	/** The status answered; undefined while the request is being answered, or if it never was (a hang fault). */
 	status?: number;
+	/** When it arrived and when it was answered (the host's clock, epoch ms, not the service clock). */
+	receivedAt: number;
+	answeredAt?: number;
 	/**
 	 * For an error answer (status 400 or more): its message, exactly as sent inside the body
 	 * (whatever the error format). A test can check that this reaches the user without repeating
@@ -59,7 +63,7 @@ export interface FaultOptions {
 	/** How many matching requests the fault applies to. */
 	count: number;
 	/** The status to answer instead of handling the request. */
-	status?: 500 | 503 | 429;
+	status?: 500 | 502 | 503 | 504 | 429;
 	/** Sent as Retry-After (429 gets 1 second when not given). */
 	retryAfterSeconds?: number;
 	/** Retry-After as delay-seconds (default) or as an HTTP date: the service clock's now plus retryAfterSeconds. */
@@ -70,13 +74,21 @@ export interface FaultOptions {
 	hang?: boolean;
 	/** Only requests whose path (relative to the API base) starts with this. */
 	path?: string;
+	/** Handle the request first (a POST creates its client), then answer `status`: a gateway that lost the answer. */
+	afterHandling?: boolean;
+	/** Only requests made with this API key (a test's own, in a sandbox others use too). */
+	apiKey?: string;
+	/** Let this many matching requests through first (e.g. 1: from the second page of a listing on). */
+	after?: number;
 }
 
-type Fault = Omit<FaultOptions, 'count' | 'path'>;
+type Fault = Omit<FaultOptions, 'count' | 'path' | 'apiKey' | 'after'>;
 
 const FAULT_MESSAGES: Record<number, string> = {
 	500: 'Internal server error (a fault injected by the sandbox)',
+	502: 'Bad gateway (a fault injected by the sandbox)',
 	503: 'Service unavailable (a fault injected by the sandbox): try again later',
+	504: 'Gateway timeout (a fault injected by the sandbox)',
 	429: 'Too many requests (a fault injected by the sandbox): retry after the Retry-After delay',
 };
 
@@ -84,39 +96,54 @@ const FAULT_MESSAGES: Record<number, string> = {
 export const UNANSWERED = 'unanswered';
 
 export class Faults {
-	private pending: (FaultOptions & { remaining: number })[] = [];
+	private pending: (FaultOptions & { remaining: number; after: number })[] = [];
 
 	/** `nowMs` is the service clock, for Retry-After as a date. */
 	constructor(private readonly nowMs: () => number) {}
 
 	inject(options: FaultOptions): void {
-		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, path } = options;
+		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, path, afterHandling, apiKey, after } = options;
 		if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number of requests, at least 1');
-		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 503 or 429');
+		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 502, 503, 504 or 429');
 		if (hang !== undefined && typeof hang !== 'boolean') throw new RangeError('hang must be true or false');
 		if (hang && (status !== undefined || delayMs !== undefined)) throw new RangeError('hang never answers: give it no status or delayMs');
 		if (status === undefined && delayMs === undefined && !hang) throw new RangeError('give a status, a delayMs (or both), or hang: true');
-		for (const [name, value] of Object.entries({ retryAfterSeconds, delayMs })) {
+		for (const [name, value] of Object.entries({ retryAfterSeconds, delayMs, after })) {
 			if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`${name} must be a whole number, 0 or more`);
 		}
 		if (retryAfterAs !== undefined && retryAfterAs !== 'seconds' && retryAfterAs !== 'date') {
 			throw new RangeError("retryAfterAs must be 'seconds' or 'date'");
 		}
 		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) throw new RangeError("path must start with '/'");
-		this.pending.push({ ...options, remaining: count });
+		if (afterHandling !== undefined && (typeof afterHandling !== 'boolean' || (afterHandling && status === undefined))) {
+			throw new RangeError('afterHandling must be true or false, and needs a status');
+		}
+		if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) throw new RangeError('apiKey must be an API key');
+		this.pending.push({ ...options, remaining: count, after: after ?? 0 });
 	}
 
 	clear(): void {
 		this.pending = [];
 	}
 
-	/** The fault for the next request on `path`, if any (each fault is used `count` times). */
-	take(path: string): Fault | undefined {
-		const fault = this.pending.find((candidate) => candidate.path === undefined || path.startsWith(candidate.path));
+	/**
+	 * The fault for the next request on `path` with this `authorization` header, if any: the first
+	 * matching one that let its `after` requests through (each matching request counts for every
+	 * fault still letting some through); each is used `count` times.
+	 */
+	take(path: string, authorization: string | undefined): Fault | undefined {
+		const matching = this.pending.filter(
+			(candidate) =>
+				(candidate.path === undefined || path.startsWith(candidate.path)) &&
+				(candidate.apiKey === undefined || authorization === `Bearer ${candidate.apiKey}`),
+		);
+		const fault = matching.find((candidate) => candidate.after === 0);
+		for (const waiting of matching) if (waiting !== fault && waiting.after > 0) waiting.after--;
 		if (!fault) return undefined;
 		if (--fault.remaining === 0) this.pending.splice(this.pending.indexOf(fault), 1);
 		const retryAfterSeconds = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
-		return { status: fault.status, retryAfterSeconds, retryAfterAs: fault.retryAfterAs, delayMs: fault.delayMs, hang: fault.hang };
+		const { status, retryAfterAs, delayMs, hang, afterHandling } = fault;
+		return { status, retryAfterSeconds, retryAfterAs, delayMs, hang, afterHandling };
 	}
 
 	/**
@@ -161,6 +188,11 @@ export interface SandboxControls {
 	completeAmlDetermination(clientId: string, riskLevel: RiskLevel): unknown;
 	/** Every list cursor issued so far expires: a request with one answers 400. */
 	expireCursors(): void;
+	/** A real service's limits from now on: rate limit, latency, gateway errors (limits.ts). */
+	setLimits(settings: LimitSettings): void;
+	/** What the limits counted: requests, refusals, the most in flight at once. */
+	traffic(): Traffic;
+	resetTraffic(): void;
 }
 
 /** What the control routes act on. */
@@ -224,6 +256,14 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, u
 				return respond(204);
 			case 'POST /oauth2/revoke-grants':
 				target.revokeOAuthGrants();
+				return respond(204);
+			case 'POST /limits':
+				target.setLimits(body() as LimitSettings);
+				return respond(204);
+			case 'GET /traffic':
+				return respond(200, { data: target.traffic() });
+			case 'DELETE /traffic':
+				target.resetTraffic();
 				return respond(204);
 			default:
 				throw notFound(`No control route ${req.method} ${url.pathname}`);

@@ -19,13 +19,27 @@ import { Faults, NotFoundError, RequestLog } from './controls';
 import type { ErrorFormat } from './errorFormat';
 import { ErrorAnswers } from './errorFormat';
 import { INTERNAL_ERROR_MESSAGE, closeServer, dateFromClock, listen, origin, sendJson } from './http';
+import type { LimitSettings, RateLimit, Traffic } from './limits';
+import { Limits } from './limits';
 import { Cursors } from './paging';
 import { Renderer } from './render';
-import { seedStore } from './seed';
+import { Random, seedStore } from './seed';
 import type { ChangeRecord, RiskLevel } from './store';
 import { RISK_LEVELS, Store } from './store';
 
-export type { ApiKeyOptions, ChangeRecord, ClockSetting, ErrorFormat, FaultOptions, LoggedRequest, RiskLevel, SandboxControls };
+export type {
+	ApiKeyOptions,
+	ChangeRecord,
+	ClockSetting,
+	ErrorFormat,
+	FaultOptions,
+	LimitSettings,
+	LoggedRequest,
+	RateLimit,
+	RiskLevel,
+	SandboxControls,
+	Traffic,
+};
 export { ERROR_FORMATS } from './errorFormat';
 export { COMPANY_REGISTRY } from './registry';
 
@@ -62,6 +76,8 @@ export interface SandboxOptions {
 	controls?: boolean;
 	/** The shape of the API's error answers (one of ERROR_FORMATS); default `message`: `{ "message": "..." }`. */
 	errorFormat?: ErrorFormat;
+	/** A real service's limits: rate limit, latency, gateway errors (limits.ts); default none. */
+	limits?: LimitSettings;
 	/** Receives one line per request (method, path, status, time); never headers or bodies. */
 	log?: (line: string) => void;
 }
@@ -93,6 +109,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const oauthClientId = options.oauthClientId ?? DEMO_OAUTH_CLIENT_ID;
 	const redirectUris = [...(options.redirectUris ?? DEFAULT_REDIRECT_URIS)];
 	const errorAnswers = new ErrorAnswers(options.errorFormat ?? 'message');
+	const limits = new Limits(new Random(`limits:${seed}`));
+	limits.set(options.limits ?? {});
 
 	const signing = Jwt.create(); // generates its key on the thread pool while we seed
 	const clock = new Clock();
@@ -146,6 +164,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		revokeApiKey: (key) => keys.revoke(key),
 		expireCursors: () => cursors.expireAll(),
 		revokeOAuthGrants: () => authorization.revokeGrants(),
+		setLimits: (settings) => limits.set(settings),
+		traffic: () => limits.traffic(),
+		resetTraffic: () => limits.resetTraffic(),
 	};
 	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
 	const api = new Api(
@@ -155,6 +176,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		cursors,
 		requestLog,
 		faults,
+		limits,
 		errorAnswers,
 		controls,
 		{ apiPath, controls: options.controls === true, log: options.log },
@@ -206,6 +228,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		revokeApiKey: controls.revokeApiKey,
 		expireCursors: controls.expireCursors,
 		revokeOAuthGrants: controls.revokeOAuthGrants,
+		setLimits: controls.setLimits,
+		traffic: controls.traffic,
+		resetTraffic: controls.resetTraffic,
 	};
 }
 

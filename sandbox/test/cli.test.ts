@@ -75,6 +75,20 @@ describe('the compliance-records-sandbox CLI', () => {
 		}
 	});
 
+	it("takes a real service's limits as flags, prints them, and plays them", async () => {
+		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '1', '--quiet', '--rate-limit', '100/60', '--burst', '1', '--latency', '20', '--unavailable-rate', '0']);
+		try {
+			const output = await cli.printed('Press Ctrl-C to stop.');
+			expect(output).toContain('  Limits           100 requests per 60 seconds (burst 1), 20 ms added to each answer\n');
+			const headers = { 'accept-version': '1.0.0', authorization: `Bearer ${banner(output, 'API key')}` };
+			const baseUrl = banner(output, 'API base URL')!;
+			expect((await send(`${baseUrl}/firm`, { headers })).status).toBe(200);
+			expect((await send(`${baseUrl}/firm`, { headers })).status).toBe(429);
+		} finally {
+			cli.child.kill('SIGKILL');
+		}
+	});
+
 	it('prints its options with --help', async () => {
 		const cli = runCli(['--help']);
 		expect(await cli.exited).toBe(0);
@@ -90,6 +104,10 @@ describe('the compliance-records-sandbox CLI', () => {
 		const badFormat = runCli(['--error-format', 'xml']);
 		expect(await badFormat.exited).toBe(2);
 		expect(badFormat.output()).toMatch(/--error-format must be one of message, nested, errors, problem, text, html \(got 'xml'\)/);
+
+		const badRate = runCli(['--rate-limit', 'fast']);
+		expect(await badRate.exited).toBe(2);
+		expect(badRate.output()).toMatch(/--rate-limit must be N or N\/SECONDS, e.g. 40 or 100\/60 \(got 'fast'\)/);
 
 		const blocker = createServer();
 		await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -5,23 +5,17 @@ import { performance } from 'node:perf_hooks';
 import type { Sandbox } from '../src';
 import { startSandbox } from '../src';
 import type { ApiClient } from './helpers';
-import { apiClient, newIndividualClient, send, signIn, tokenRequest } from './helpers';
+import { apiClient, controlClient, newIndividualClient, send, signIn, tokenRequest } from './helpers';
 
 describe('test controls', () => {
 	let sandbox: Sandbox;
 	let api: ApiClient;
-	let controls: string;
-	const control = (method: string, path: string, body?: unknown) =>
-		send(`${controls}${path}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
+	let control: ReturnType<typeof controlClient>;
 
 	beforeEach(async () => {
 		sandbox = await startSandbox({ clients: 5, controls: true, apiPath: '/api' });
 		api = apiClient(sandbox);
-		controls = `${new URL(sandbox.baseUrl).origin}/__sandbox`;
+		control = controlClient(sandbox);
 	});
 	afterEach(() => sandbox.close());
 
@@ -114,7 +108,7 @@ describe('test controls', () => {
 			expect((await api.get('/firm')).status).toBe(200);
 			const invalid = await control('POST', '/faults', { count: 1, status: 404 });
 			expect(invalid.status).toBe(400);
-			expect(invalid.body.message).toMatch(/status must be 500, 503 or 429/);
+			expect(invalid.body.message).toMatch(/status must be 500, 502, 503, 504 or 429/);
 		});
 
 		it('can send Retry-After as an HTTP date: the service clock\'s now plus the delay, from the same instant as Date', async () => {
@@ -230,6 +224,8 @@ describe('test controls', () => {
 				body: undefined,
 			});
 			expect(log[2].body).toEqual(newIndividualClient({ referenceNumber: 'LOGGED' }));
+			for (const entry of log) expect(entry.answeredAt).toBeGreaterThanOrEqual(entry.receivedAt);
+			expect(log[1].receivedAt).toBeGreaterThanOrEqual(log[0].answeredAt as number);
 			expect((await control('GET', '/requests')).body.data).toEqual(log);
 			sandbox.clearRequests();
 			expect(sandbox.requests()).toEqual([]);

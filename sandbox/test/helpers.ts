@@ -26,6 +26,17 @@ async function reply(response: Response): Promise<Reply> {
 	return { status: response.status, headers: response.headers, body };
 }
 
+/** Calls the sandbox's test controls over HTTP (its routes under `/__sandbox`), a JSON body when given. */
+export function controlClient(sandbox: Sandbox) {
+	const controls = `${new URL(sandbox.baseUrl).origin}/__sandbox`;
+	return (method: string, path: string, body?: unknown) =>
+		send(`${controls}${path}`, {
+			method,
+			headers: body === undefined ? {} : { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+}
+
 /** Calls the API as a client would: accept-version and a bearer credential on every request. */
 export function apiClient(sandbox: Sandbox, credential: string = sandbox.apiKey) {
 	const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -321,7 +321,8 @@ describe('the AI assistant example, through a real MCP client', () => {
 		const failure = await toolError('Firm_staff_and_services', {});
 		const answered = (await sandboxRequests()).findLast((request) => request.path === '/firm' && request.status === 500);
 		expect(answered?.errorMessage).toEqual(expect.any(String));
-		expect(failure).toContain(`The service could not complete the request (HTTP 500): ${answered?.errorMessage}`);
+		expect(failure).toContain('The service could not complete the request (HTTP 500)');
+		expect(failure).toContain(`The service said: ${answered?.errorMessage}`);
 		expect((await answer<{ name: string }>('Firm_staff_and_services', {}))[0].name).toEqual(expect.any(String));
 	});
 });

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- development tooling, not a node: runs in Node, not in n8n */
+/* eslint-disable @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-restricted-globals -- development tooling, not a node: runs in Node, not in n8n */
 import { LoadOptionsContext, WorkflowExecute, WorkflowHasIssuesError } from 'n8n-core';
 import type {
 	ExecutionBaseError,
@@ -68,6 +68,8 @@ export interface RunOptions {
 	staticData?: IDataObject;
 	/** Whether the workflow is published (active); not unless told. */
 	active?: boolean;
+	/** Cancels the execution this long after it starts, as a user stopping it in the editor. */
+	cancelAfterMs?: number;
 }
 
 /**
@@ -95,13 +97,17 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 	});
 	let run: IRun;
 	try {
-		run = await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+		const execution = new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+		const { cancelAfterMs } = options;
+		if (cancelAfterMs !== undefined) setTimeout(() => execution.cancel(), cancelAfterMs);
+		run = await execution;
 	} catch (error) {
 		// n8n checks the node's parameters (e.g. a required field left empty) before running it.
 		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error };
 		throw error;
 	}
 	const task = run.data.resultData.runData[node.name]?.[0];
+	if (!task && run.status === 'canceled') return { items: [], json: [], error: run.data.resultData.error };
 	if (!task) throw new UnexpectedError('The node did not run', { extra: { error: run.data.resultData.error } });
 	const items = task.data?.main[0] ?? [];
 	return {

@@ -36,6 +36,15 @@ export function answeredMessage(sandbox: Sandbox, index = -1): string {
 	return errorMessage as string;
 }
 
+/**
+ * How an error's description begins: the service's words from its request log ({@link answeredMessage}),
+ * as one sentence.
+ */
+export function serviceSaid(sandbox: Sandbox, index = -1): string {
+	const message = answeredMessage(sandbox, index);
+	return `The service said: ${/[.!?…]$/.test(message) ? message : `${message}.`}`;
+}
+
 export interface ExpectedRequest {
 	method: string;
 	path: string;

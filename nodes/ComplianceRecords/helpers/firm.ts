@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { itemError } from '../transport/itemError';
 import { serviceRequest } from '../transport/request';
-import { sharedInExecution } from './execution';
+import { executionPacer, sharedInExecution } from './execution';
 
 /* The firm record (spec §2.6): the dropdowns' choices, and the names an expression may give instead of IDs. */
 
@@ -26,7 +26,9 @@ export interface Firm {
 }
 
 export async function fetchFirm(context: ILoadOptionsFunctions | IExecuteSingleFunctions): Promise<Firm> {
-	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm' });
+	// In an execution, the lookup keeps the execution's pace; a dropdown's has its own.
+	const pacing = 'getItemIndex' in context ? { pacer: await executionPacer(context) } : undefined;
+	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm', pacing });
 	return body.data as unknown as Firm;
 }
 

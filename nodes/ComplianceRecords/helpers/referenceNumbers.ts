@@ -14,7 +14,7 @@ import { checkRequired } from './checks';
 import { sharedInExecution } from './execution';
 import { recordOutput } from './output';
 import { ClientsByReference, SavedReferences } from './referenceIndex';
-import { operationError, routedPages, routedRequest } from './routing';
+import { operationError, routedPages, routedRequest, routedSend } from './routing';
 import { firstEvaluationBound, serviceTimeFromDate, type Sighting, watermarkAfter } from './serviceTime';
 
 /*
@@ -79,7 +79,7 @@ async function clientOrRefusal(
 	refusals = [409],
 ): Promise<Outcome> {
 	try {
-		const [answer] = await context.makeRoutingRequest(request);
+		const [answer] = await routedSend(context, request);
 		return { client: (answer.json as IDataObject).data as IDataObject };
 	} catch (error) {
 		const answer = answerIn(error);

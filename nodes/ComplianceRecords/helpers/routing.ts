@@ -18,9 +18,11 @@ import { SERVICE_HEADERS } from '../../../shared/service';
 import { credentialTypeFor } from '../transport/credentials';
 import { requestError, throwErrorStatus } from '../transport/errors';
 import { itemError } from '../transport/itemError';
+import { sendWithRetries } from '../transport/pacing';
 import { listPageOf, pages, type FetchPage } from '../transport/paging';
 import { authenticationOf, credentialSecrets, DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
 import { checkId, checkLimit, MAX_OUTPUT_ITEMS } from './checks';
+import { executionPacer } from './execution';
 import { outputStep, type RecordKind, recordOutput } from './output';
 import { fieldNameOf, idInRecordUrl, type RecordParameter } from './records';
 
@@ -106,6 +108,18 @@ function recordUrl(collectionPath: string, record: RecordParameter): PreSendActi
 }
 
 /**
+ * One routed request through n8n's `makeRoutingRequest`, in the execution's pace and sent again
+ * when the retry rules allow (transport/pacing.ts): the only way the operations send.
+ */
+export async function routedSend(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	const pacing = { pacer: await executionPacer(context), signal: context.getExecutionCancelSignal() };
+	return await sendWithRetries(async () => await context.makeRoutingRequest(requestData), requestData.options.method ?? 'GET', pacing);
+}
+
+/**
  * n8n's routing lets only a pagination function catch what a request throws (an error status,
  * a timeout), so an operation on one record "paginates" too, with its one request.
  */
@@ -115,7 +129,7 @@ function sendRecord(record?: RecordParameter) {
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 	): Promise<INodeExecutionData[]> {
 		try {
-			return await this.makeRoutingRequest(requestData);
+			return await routedSend(this, requestData);
 		} catch (error) {
 			throw await operationError(this, error, record);
 		}
@@ -161,7 +175,7 @@ export function routedPages(
 ): FetchPage {
 	return async ({ limit, cursor }) => {
 		const qs = { ...query, limit, ...(cursor !== undefined && { cursor }) };
-		const [answer] = await context.makeRoutingRequest(routedRequest(requestData, { qs }));
+		const [answer] = await routedSend(context, routedRequest(requestData, { qs }));
 		return listPageOf(context.getNode(), answer?.json, context.getItemIndex());
 	};
 }

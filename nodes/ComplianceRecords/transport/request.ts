@@ -15,6 +15,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { insecureUrlProblem, SERVICE_HEADERS, trimmedUrl } from '../../../shared/service';
 import { type Authentication, credentialTypeFor } from './credentials';
 import { type ErrorContext, type RecordRef, requestError, throwErrorStatus } from './errors';
+import { type Pacing, sendWithRetries } from './pacing';
 
 /**
  * How the package talks to the service: the rules every request gets, whichever path sends it
@@ -83,6 +84,8 @@ interface ServiceRequest {
 	record?: RecordRef;
 	itemIndex?: number;
 	timeoutMs?: number;
+	/** The execution's pace, and how long the trigger's poll can wait (pacing.ts). */
+	pacing?: Pacing;
 }
 
 /** A successful answer: its body, and its headers (names in lower case). */
@@ -93,7 +96,8 @@ interface ServiceResponse {
 
 /**
  * Sends one request with the credential the node's 'Authentication' picks, for what n8n's
- * declarative routing does not run: the trigger, the dropdowns and lookups.
+ * declarative routing does not run: the trigger, the dropdowns and lookups; sent again when the
+ * retry rules allow (pacing.ts).
  */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const node = this.getNode();
@@ -114,7 +118,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		node,
 		authentication,
 	);
-	try {
+	const send = async () => {
 		const response = (await this.helpers.httpRequestWithAuthentication.call(
 			this,
 			credentialType,
@@ -122,6 +126,11 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 			alreadyRead(node, credentialType, credentials),
 		)) as IN8nHttpFullResponse;
 		throwErrorStatus(response);
+		return response;
+	};
+	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	try {
+		const response = await sendWithRetries(send, request.method, { signal, ...request.pacing });
 		return { body: response.body as IDataObject, headers: (response.headers ?? {}) as IDataObject };
 	} catch (error) {
 		const context: ErrorContext = {

@@ -1,6 +1,8 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { Pacer, type Pacing } from '../transport/pacing';
+
 /** n8n-core's own default, for n8n versions whose poll context has no `getPollBudgetMs`. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60 * 1000;
 
@@ -18,6 +20,9 @@ export class PollBudget {
 
 	private readonly recentMs: number[] = [];
 
+	/** The poll's requests keep one pace, and wait for the service only while the poll has time for it. */
+	readonly pacing: Pacing = { pacer: new Pacer(), roomToWaitMs: () => this.roomToWaitMs() };
+
 	constructor(private readonly context: IPollFunctions) {
 		this.budgetMs =
 			typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
@@ -33,7 +38,12 @@ export class PollBudget {
 
 	/** Whether another request is expected to end well inside the budget. */
 	hasRoom(): boolean {
-		return this.elapsed() + 2 * Math.max(0, ...this.recentMs) <= this.budgetMs;
+		return this.roomToWaitMs() >= 0;
+	}
+
+	/** How long the poll can wait before its next request and still expect it to end well inside the budget. */
+	private roomToWaitMs(): number {
+		return this.budgetMs - this.elapsed() - 2 * Math.max(0, ...this.recentMs);
 	}
 
 	/**

@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { firstEvaluationBound, serviceTimeFromDate } from '../helpers/serviceTime';
 import { type ListPage, pages } from '../transport/paging';
+import { isTemporary } from '../transport/errors';
 import { serviceRequest } from '../transport/request';
 import { headerOf } from '../transport/response';
 import type { PollBudget } from './budget';
@@ -62,6 +63,7 @@ function clientPages(context: IPollFunctions, budget: PollBudget, since: number 
 				url: '/clients',
 				qs: { ...filter, ...paging },
 				timeoutMs: budget.requestTimeout(),
+				pacing: budget.pacing,
 			}),
 		);
 		if (!Array.isArray(body?.data)) throw unreadable(context, 'a page of the client list holds no list');
@@ -104,7 +106,7 @@ export async function listClients(
 export async function serviceTime(this: IPollFunctions, budget: PollBudget): Promise<number | undefined> {
 	const sentAt = budget.elapsed();
 	const { headers } = await budget.within(
-		serviceRequest.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeoutMs: budget.requestTimeout() }),
+		serviceRequest.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeoutMs: budget.requestTimeout(), pacing: budget.pacing }),
 	);
 	return serviceTimeFromDate(headerOf(headers, 'date'), budget.elapsed() - sentAt);
 }
@@ -132,8 +134,9 @@ export interface ListedClient {
 }
 
 /**
- * Handles one page, in list order; resolves false when it stopped part-way (the budget), after
- * handling a prefix of the page, so that the next poll lists the page again.
+ * Handles one page, in list order; resolves false when it stopped part-way (the budget, or the
+ * service limiting requests: {@link fullClientOrStop}), after handling a prefix of the page, so
+ * that the next poll lists the page again.
  */
 type PageHandler = (clients: ListedClient[]) => Promise<boolean>;
 
@@ -161,6 +164,8 @@ export async function sweep(
 ): Promise<SweepProgress> {
 	const progress: Sweep = { firstEvaluation: -Infinity, ...saved };
 	const measuring = saved === undefined;
+	let pagesHandled = 0;
+	let handling = false;
 
 	const run = async (): Promise<boolean> => {
 		const { fetchPage, received } = clientPages(this, budget, since);
@@ -177,34 +182,62 @@ export async function sweep(
 				if (replayed && clientKey(client.id) === progress.replayUntil) progress.replayUntil = undefined;
 				return { client, replayed };
 			});
-			if (!(await handle(listed))) {
+			handling = true;
+			const whole = await handle(listed);
+			handling = false;
+			if (!whole) {
 				progress.next = pageStart;
 				return false;
 			}
 			const lastClient = clients.at(-1);
 			if (lastClient && !listed.at(-1)?.replayed) progress.last = clientKey(lastClient.id);
 			progress.next = pageStart = next;
+			pagesHandled++;
 			if (next !== undefined && !budget.hasRoom()) return false;
 		}
 		return true;
 	};
 
-	// Only the saved cursor, on the poll's first request, may be refused this way. The errors
-	// passed on are already the n8n errors of the failed request.
+	// Only the saved cursor, on the poll's first request, may be refused this way. A service
+	// limiting requests or briefly down, past what the poll could wait, ends the poll as its budget
+	// would once it has pages to keep; before, the poll fails and n8n waits before the next one.
+	// The errors passed on are already the n8n errors of the failed request.
+	const stopWhenLimited = (error: unknown) => {
+		if (!handling && pagesHandled > 0 && isTemporary(error)) return false;
+		throw error;
+	};
 	const outcome = await run().catch((error: unknown) => {
 		if (progress.next !== undefined && progress.next === saved?.next && isRefusal(error)) return 'refused' as const;
-		throw error;
+		return stopWhenLimited(error);
 	});
 	let complete: boolean;
 	if (outcome === 'refused') {
 		progress.next = undefined;
 		progress.replayUntil ??= progress.last;
-		complete = await run();
+		complete = await run().catch(stopWhenLimited);
 	} else {
 		complete = outcome;
 	}
 	if (complete) return { complete, sweep: { firstEvaluation: progress.firstEvaluation } };
 	return { complete, sweep: progress };
+}
+
+/**
+ * The full client; undefined when the poll has progress to keep (`progressed`) and either its
+ * budget runs short or the service is limiting requests or briefly down past what the poll can
+ * wait: the page handler then stops part-way.
+ */
+export async function fullClientOrStop(
+	budget: PollBudget,
+	fullClient: (client: Client) => Promise<Client>,
+	client: Client,
+	progressed: boolean,
+): Promise<Client | undefined> {
+	if (progressed && !budget.hasRoom()) return undefined;
+	return await fullClient(client).catch((error: unknown) => {
+		if (progressed && isTemporary(error)) return undefined;
+		throw error;
+	});
 }
 
 /** GET /clients/{id}: the client with partner, manager, business unit and services. */
@@ -215,6 +248,7 @@ export async function fetchFullClient(this: IPollFunctions, budget: PollBudget, 
 			url: `/clients/${encodeURIComponent(id)}`,
 			record: { label: 'Client', id },
 			timeoutMs: budget.requestTimeout(),
+			pacing: budget.pacing,
 		}),
 	);
 	return checkedClient(this, body?.data);

@@ -3,7 +3,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { COMMIT_LAG_MS, watermarkAfter } from '../../helpers/serviceTime';
 import type { PollBudget } from '../budget';
 import { clientKey } from '../clientKeys';
-import { type Client, serviceTime, sweep, type Sweep, timestampOf } from '../listing';
+import { type Client, fullClientOrStop, serviceTime, sweep, type Sweep, timestampOf } from '../listing';
 import {
 	completeCursor,
 	type HandledChange,
@@ -98,12 +98,12 @@ export async function pollChanges(
 				remember({ clientId: client.id, eventTime: time });
 				continue;
 			}
-			if (fullClient && progressed && !budget.hasRoom()) {
+			// The full client may be newer than the list item: remember the state actually emitted.
+			const shown = fullClient ? await fullClientOrStop(budget, fullClient, client, progressed) : client;
+			if (!shown) {
 				unfinishedPage = new Set(listed.map(({ client: onPage }) => clientKey(onPage.id)));
 				return false;
 			}
-			// The full client may be newer than the list item: remember the state actually emitted.
-			const shown = fullClient ? await fullClient(client) : client;
 			emitted.push({ client: shown, time });
 			remember({ clientId: client.id, eventTime: eventTime(this, shown) ?? time });
 			progressed = true;

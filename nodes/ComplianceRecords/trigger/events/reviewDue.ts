@@ -4,7 +4,7 @@ import { calendarDate, reviewWindow } from '../../helpers/dates';
 import { watermarkAfter } from '../../helpers/serviceTime';
 import type { PollBudget } from '../budget';
 import { DueMemory } from '../dueMemory';
-import { type Client, sweep, type Sweep } from '../listing';
+import { type Client, fullClientOrStop, sweep, type Sweep } from '../listing';
 
 /* Review Due: a client whose nextReviewDate lies from today to today + N days (docs/trigger.md, "Review Due"). */
 
@@ -57,9 +57,9 @@ export async function pollReviewDue(
 				due.observe(client.id, client.nextReviewDate, window);
 				continue;
 			}
-			if (fullClient && progressed && !budget.hasRoom()) return false;
+			const shown = fullClient ? await fullClientOrStop(budget, fullClient, client, progressed) : client;
+			if (!shown) return false;
 			due.observe(client.id, client.nextReviewDate, window);
-			const shown = fullClient ? await fullClient(client) : client;
 			// A date changed again since the listing is judged on the state actually emitted.
 			const sameDate = shown.nextReviewDate === client.nextReviewDate;
 			if (sameDate || due.observe(shown.id, shown.nextReviewDate, window)) emitted.push(shown);

@@ -124,10 +124,19 @@ describe('Client: From List', () => {
 		expect(calls.flatMap((call) => call.cursors)).toHaveLength(7);
 	});
 
-	it("says what went wrong when the service refuses, as the editor's list shows it", async () => {
-		sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
+	it('rides out a 503 of the service: the page is asked again', async () => {
+		sandbox().injectFaults({ count: 1, status: 503, retryAfterSeconds: 0, path: '/clients' });
 
-		await expect(search('searchClients')).rejects.toThrow(/HTTP 503/);
+		const result = await search('searchClients');
+
+		expect(result.results.length).toBeGreaterThan(0);
+		expect(sandbox().requests().map((request) => request.status)).toEqual([503, 200]);
+	});
+
+	it("says what went wrong when the service refuses, as the editor's list shows it", async () => {
+		sandbox().injectFaults({ count: 1, status: 500, path: '/clients' });
+
+		await expect(search('searchClients')).rejects.toThrow('The service could not complete the request (HTTP 500)');
 		sandbox().clearFaults();
 	});
 });

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 
 import { answerError, serviceWords } from '../../../../nodes/ComplianceRecords/transport/errors';
 import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
-import { answeredMessage, useSandbox } from '../../../helpers/sandbox';
+import { answeredMessage, serviceSaid, useSandbox } from '../../../helpers/sandbox';
 import { clientIds, serviceCall } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
@@ -48,9 +48,10 @@ describe('Errors of the service, as the user sees them', () => {
 	it('400: says what the service refused, with its words', async () => {
 		const result = await run(createClient({ partnerId: 'no-such-partner' }));
 
-		expect(result.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
-		expect(result.error?.description).toBe('Correct the value the service names, then run the node again.');
+		expect(result.error?.message).toBe('The service refused the request [item 0]');
+		expect(result.error?.description).toBe(`${serviceSaid(sandbox())} Correct the value the service names, then run the node again.`);
 		expect((result.error as { httpCode?: string }).httpCode).toBe('400');
+		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
@@ -67,10 +68,12 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(getClient('any'), withKey(key));
 
-		expect(result.error?.message).toBe(`The service refused the API key: ${answeredMessage(sandbox())} [item 0]`);
-		expect(result.error?.description).toBe(
+		expect(result.error?.message).toBe('The service refused the API key [item 0]');
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(
 			"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the 'Compliance Records API' credential.",
 		);
+		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'credential-invalid' });
 		expect(sandbox().requests()).toHaveLength(1);
 		expectNoSecret(result.error, key);
 	});
@@ -80,17 +83,18 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(createClient(), withKey(key));
 
-		expect(result.error?.message).toBe(`This credential is not allowed to do this: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.message).toBe('This credential is not allowed to do this [item 0]');
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
 		expectNoSecret(result.error, key);
 	});
 
 	it('404: names the missing record, its ID and the field it came from (update)', async () => {
 		const result = await run({ resource: 'client', operation: 'update', clientId: 'gone-1', updateFields: { referenceNumber: 'X' } });
 
-		expect(result.error?.message).toBe(`Client "gone-1" was not found: ${answeredMessage(sandbox())} [item 0]`);
-		expect(result.error?.description).toBe(
-			"Check 'Client ID': it may be mistyped, or belong to another firm than the credential's.",
-		);
+		expect(result.error?.message).toBe('Client "gone-1" was not found [item 0]');
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain("Check 'Client ID': it may be mistyped, or belong to another firm than the credential's.");
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
@@ -100,7 +104,8 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run({ ...getClient('gone-2'), authentication: 'oAuth2' }, store);
 
-		expect(result.error?.message).toBe(`Client "gone-2" was not found: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.message).toBe('Client "gone-2" was not found [item 0]');
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
@@ -109,7 +114,8 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run(getClient(otherId));
 
-		expect(result.error?.message).toBe(`Client "${otherId}" was not found: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.message).toBe(`Client "${otherId}" was not found [item 0]`);
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
 	});
 
 	it('409: says the reference number is already in use, on create and on update', async () => {
@@ -122,35 +128,55 @@ describe('Errors of the service, as the user sees them', () => {
 		const updateAnswer = answeredMessage(sandbox());
 
 		for (const [result, answer] of [[created, createAnswer], [updated, updateAnswer]] as const) {
-			expect(result.error?.message).toBe(`The reference number is already in use: ${answer} [item 0]`);
-			expect(result.error?.description).toBe(
-				"Another client of the firm has this reference number. Use a different 'Reference Number'.",
-			);
+			expect(result.error?.message).toBe('The reference number is already in use [item 0]');
+			expect(result.error?.description).toContain(answer);
+			expect(result.error?.description).toContain("Another client of the firm has this reference number. Use a different 'Reference Number'.");
 		}
 	});
 
 	it.each([
 		['seconds', 'seconds'],
 		['an HTTP date', 'date'],
-	] as const)('429 with Retry-After in %s: says how long to wait', async (_case, retryAfterAs) => {
-		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 7, retryAfterAs });
+	] as const)('429 with a Retry-After in %s longer than the node waits: says how long it asked, at once', async (_case, retryAfterAs) => {
+		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 3600, retryAfterAs });
 
 		const result = await run({ resource: 'firm', operation: 'get' });
 
-		expect(result.error?.message).toBe(`The service is receiving too many requests: ${answeredMessage(sandbox())} [item 0]`);
-		expect(result.error?.description).toBe("Wait 7 seconds and run the node again, or turn on 'Retry On Fail' in the node's settings.");
+		expect(result.error?.message).toBe('The service is receiving too many requests [item 0]');
+		expect(result.error?.description).toBe(
+			`${serviceSaid(sandbox())} It asked to wait 60 minutes before the next request; the node waits at most 60 seconds. ` +
+				"Wait 60 minutes and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.",
+		);
+		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 3_600_000 });
+		expect(sandbox().requests()).toHaveLength(1);
 	});
 
-	it.each([500, 503] as const)('%s: says the service could not complete it, with its words', async (status) => {
-		sandbox().injectFaults({ count: 1, status, path: '/clients' });
+	it('500: says the service could not complete it, with its words, after one request', async () => {
+		sandbox().injectFaults({ count: 1, status: 500, path: '/clients' });
 
 		const result = await run({ resource: 'client', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toBe(
-			`The service could not complete the request (HTTP ${status}): ${answeredMessage(sandbox())} [item 0]`,
+		expect(result.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(result.error?.description).toBe(
+			`${serviceSaid(sandbox())} Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.`,
 		);
-		expect(result.error?.description).toBe("Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.");
+		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
+		expect(sandbox().requests()).toHaveLength(1);
 		expectNoSecret(result.error, sandbox().apiKey);
+	});
+
+	it('503 every time: says how often the node tried, and that the service is unavailable', async () => {
+		sandbox().injectFaults({ count: 5, status: 503, retryAfterSeconds: 0, path: '/clients' });
+
+		const result = await run({ resource: 'client', operation: 'getAll', returnAll: true });
+
+		expect(result.error?.message).toBe('The service could not complete the request (HTTP 503) [item 0]');
+		expect(result.error?.description).toBe(
+			`${serviceSaid(sandbox())} The node sent the request 5 times, waiting between tries, and it failed each time. ` +
+				"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.",
+		);
+		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'temporarily-unavailable' });
+		expect(sandbox().requests()).toHaveLength(5);
 	});
 
 	it('a service that refuses connections: says so and where to look, the key nowhere in the error', async () => {
@@ -162,8 +188,9 @@ describe('Errors of the service, as the user sees them', () => {
 
 		expect(result.error?.message).toBe('The service refused the connection [item 0]');
 		expect(result.error?.description).toBe(
-			"Check the credential's 'Base URL' and that the service is up, then run the node again.",
+			"The node sent the request 5 times, waiting between tries, and it failed each time. Check the credential's 'Base URL' and that the service is up, then run the node again.",
 		);
+		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'temporarily-unavailable' });
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
@@ -180,7 +207,8 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(4);
 		expect(result.items[0].json.id).toBe(first);
-		expect(result.items[1].error?.message).toBe(`Client "missing-7" was not found: ${answeredMessage(sandbox(), 1)} [item 1]`);
+		expect(result.items[1].error?.message).toBe('Client "missing-7" was not found [item 1]');
+		expect(result.items[1].error?.description).toContain(answeredMessage(sandbox(), 1));
 		expect(result.items[2].json.id).toBe(second);
 		expect(result.items[3].error?.message).toBe(`'Client ID' ".." is not a valid ID [item 3]`);
 		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${first}`, '/clients/missing-7', `/clients/${second}`]);
@@ -195,7 +223,8 @@ describe("The service's words, whatever the shape of its error body", () => {
 
 		const result = await run(refusedCreate);
 
-		expect(result.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.message).toBe('The service refused the request [item 0]');
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
 	});
 
 	it.each(['problem', 'errors', 'nested'] as const)('%s body, through OAuth2 (thrown by n8n, not returned)', async (format) => {
@@ -205,19 +234,21 @@ describe("The service's words, whatever the shape of its error body", () => {
 
 		const result = await run({ ...refusedCreate, authentication: 'oAuth2' }, store);
 
-		expect(result.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+		expect(result.error?.message).toBe('The service refused the request [item 0]');
+		expect(result.error?.description).toContain(answeredMessage(sandbox()));
 	});
 
 	it("an HTML page (a proxy's): summarised with its title and words, never dumped", async () => {
 		sandbox().setErrorFormat('html');
-		sandbox().injectFaults({ count: 1, status: 503 });
+		sandbox().injectFaults({ count: 1, status: 500 });
 
 		const result = await run({ resource: 'firm', operation: 'get' });
 
-		expect(result.error?.message).toBe(
-			`The service could not complete the request (HTTP 503): 503 Service Unavailable: ${answeredMessage(sandbox())} (an HTML page, likely from a proxy or gateway in front of the service) [item 0]`,
+		expect(result.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(result.error?.description).toMatch(
+			`The service said: 500 Internal Server Error: ${answeredMessage(sandbox())} (an HTML page, likely from a proxy or gateway in front of the service). `,
 		);
-		expect(result.error?.message).not.toMatch(/[<>{}]/);
+		expect(result.error?.description).not.toMatch(/[<>{}]/);
 	});
 
 	it('an error in a list page is explained the same way (Get Many, problem details)', async () => {
@@ -226,9 +257,8 @@ describe("The service's words, whatever the shape of its error body", () => {
 
 		const result = await run({ resource: 'individual', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toBe(
-			`The service could not complete the request (HTTP 500): ${answeredMessage(sandbox())} [item 0]`,
-		);
+		expect(result.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 	});
 });
 
@@ -298,13 +328,15 @@ describe('What an error must never show', () => {
 			{ authentication: 'apiKey', secrets: ['sk_live_123456'] },
 		);
 
-		expect(error.message).toBe('The service refused the API key: Key **hidden** is not valid (Authorization: Bearer **hidden**)');
+		expect(error.message).toBe('The service refused the API key');
+		expect(error.description).toMatch(/^The service said: Key \*\*hidden\*\* is not valid \(Authorization: Bearer \*\*hidden\*\*\)\. /);
 		expectNoSecret(error, 'sk_live_123456');
 	});
 
-	it('more than 300 characters of it', () => {
+	it('more than 300 characters of it, nor any of it in the title', () => {
 		const error = answerError(node, { status: 400, body: `${'x'.repeat(1000)}`, headers: {} }, { authentication: 'apiKey', secrets: [] });
 
-		expect(error.message).toBe(`The service refused the request: ${'x'.repeat(299)}…`);
+		expect(error.message).toBe('The service refused the request');
+		expect(error.description).toBe(`The service said: ${'x'.repeat(299)}… Correct the value the service names, then run the node again.`);
 	});
 });

@@ -160,9 +160,12 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 
 		const error = requestError(node, refusal, { authentication: 'oAuth2', secrets: [String(tokenData.refresh_token)] });
 
-		expect(error.message).toBe(`The service refused the OAuth2 connection: ${(refusal as NodeApiError).message}`);
-		expect(error.message).not.toContain(String(tokenData.refresh_token));
-		expect(error.description).toBe("Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.");
+		expect(error.message).toBe('The service refused the OAuth2 connection');
+		expect(error.description).toBe(
+			`The authorization server said: ${(refusal as NodeApiError).message} Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.`,
+		);
+		expect(error.description).not.toContain(String(tokenData.refresh_token));
+		expect((error as NodeApiError).failure).toEqual({ cause: 'credential-invalid' });
 	});
 });
 
@@ -189,19 +192,35 @@ describe('Other errors of the service, through OAuth2, say what the service said
 		});
 
 		expect(sandbox().requests()).toHaveLength(1);
-		expect(run.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+		expect(run.error?.message).toBe('The service refused the request [item 0]');
+		expect(run.error?.description).toContain(answeredMessage(sandbox()));
 	});
 
-	it('429 with Retry-After, in the action node and the trigger', async () => {
+	it('429 with Retry-After: sent again after the wait, in the action node and the trigger (n8n throws the answer)', async () => {
 		const store = await connected();
-		sandbox().injectFaults({ count: 2, status: 429, retryAfterSeconds: 9 });
+		sandbox().injectFaults({ count: 2, status: 429, retryAfterSeconds: 1 });
+
+		const [run] = await Promise.all([
+			runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) }),
+			createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store }).poll(),
+		]);
+
+		expect(run.error).toBeUndefined();
+		const statuses = sandbox().requests().map((request) => request.status);
+		expect(statuses.filter((status) => status === 429)).toHaveLength(2);
+		expect(statuses.filter((status) => status !== 429).every((status) => status === 200)).toBe(true);
+	});
+
+	it("429 asking a longer wait than the node's: fails at once, with how long it asked and n8n's cause", async () => {
+		const store = await connected();
+		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 3600 });
 
 		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) });
-		const poll = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store }).poll();
 
-		expect(run.error?.message).toMatch(/^The service is receiving too many requests: /);
-		expect(run.error?.description).toBe("Wait 9 seconds and run the node again, or turn on 'Retry On Fail' in the node's settings.");
-		await expect(poll).rejects.toThrow(/^The service is receiving too many requests: /);
+		expect(run.error?.message).toBe('The service is receiving too many requests [item 0]');
+		expect(run.error?.description).toContain('It asked to wait 60 minutes before the next request; the node waits at most 60 seconds.');
+		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 3_600_000 });
+		expect(sandbox().requests()).toHaveLength(1);
 	});
 
 	it('500 on Get Many', async () => {
@@ -210,7 +229,8 @@ describe('Other errors of the service, through OAuth2, say what the service said
 
 		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }) });
 
-		expect(run.error?.message).toMatch(/^The service could not complete the request \(HTTP 500\): /);
+		expect(run.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(sandbox().requests()).toHaveLength(1);
 	});
 
 	it('Continue On Fail: one error item per failed input item', async () => {
@@ -223,9 +243,10 @@ describe('Other errors of the service, through OAuth2, say what the service said
 			continueOnFail: true,
 		});
 
-		expect(run.items.map((item) => item.error?.message)).toEqual([
-			`Client "missing-1" was not found: ${answeredMessage(sandbox(), 0)} [item 0]`,
-			`Client "missing-2" was not found: ${answeredMessage(sandbox(), 1)} [item 1]`,
+		expect(run.items.map((item) => item.error?.message)).toEqual(['Client "missing-1" was not found [item 0]', 'Client "missing-2" was not found [item 1]']);
+		expect(run.items.map((item) => item.error?.description)).toEqual([
+			expect.stringContaining(answeredMessage(sandbox(), 0)),
+			expect.stringContaining(answeredMessage(sandbox(), 1)),
 		]);
 	});
 });

@@ -135,7 +135,7 @@ describe('A redirect to another origin does not carry the credential', () => {
 		const [arrived] = sandbox().requests();
 		expect(arrived.path).toBe('/firm');
 		expect(arrived.headers.authorization).toBeUndefined();
-		expect(run.error?.message).toMatch(/^The service refused the API key: /);
+		expect(run.error?.message).toBe('The service refused the API key [item 0]');
 	});
 
 	it('a dropdown, with OAuth2: the access token does not follow the redirect either', async () => {
@@ -149,7 +149,8 @@ describe('A redirect to another origin does not carry the credential', () => {
 			parameters: { resource: 'client', operation: 'create', authentication: 'oAuth2' },
 		}).catch((error: Error) => error);
 
-		expect((refusal as Error).message).toBe(`The service refused the OAuth2 connection: ${answeredMessage(sandbox())}`);
+		expect((refusal as Error).message).toBe('The service refused the OAuth2 connection');
+		expect((refusal as { description?: string }).description).toContain(answeredMessage(sandbox()));
 
 		expect(sandbox().requests().length).toBeGreaterThan(0);
 		for (const request of sandbox().requests()) expect(request.headers.authorization).toBeUndefined();

@@ -319,7 +319,8 @@ describe('Client > Create or Update', () => {
 	it("a refused create shows the service's words, and nothing else is sent", async () => {
 		const run = await upsert({ referenceNumber: newReference(), entityType: 'import_uk_company', companyNumber: '99999999' });
 
-		expect(run.error?.message).toBe(`The service refused the request: ${answeredMessage(sandbox())} [item 0]`);
+		expect(run.error?.message).toBe('The service refused the request [item 0]');
+		expect(run.error?.description).toContain(answeredMessage(sandbox()));
 		expect(sent()).toEqual(['POST /clients 400']);
 	});
 
@@ -327,12 +328,13 @@ describe('Client > Create or Update', () => {
 		const [client] = await clientsWithReference(1);
 		const proxy = await withProxy(async (method, url) => {
 			const listingGoesOn = method === 'GET' && url.searchParams.has('cursor');
-			return listingGoesOn ? { status: 503, body: { message: 'Down for maintenance' } } : undefined;
+			return listingGoesOn ? { status: 500, body: { message: 'Database unavailable' } } : undefined;
 		});
 		try {
 			const run = await upsert({ referenceNumber: client.referenceNumber }, { store: proxy.store });
 
-			expect(run.error?.message).toBe('The service could not complete the request (HTTP 503): Down for maintenance [item 0]');
+			expect(run.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+			expect(run.error?.description).toMatch(/^The service said: Database unavailable\. /);
 			expect(sent()).toEqual(['POST /clients 409', 'GET /clients first page 200']);
 		} finally {
 			await proxy.close();
@@ -358,7 +360,7 @@ describe('Client > Create or Update', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: 'EXISTING' });
-		expect(run.json[1].error).toMatch(/^The service refused the request: .+ \[item 1\]$/);
+		expect(run.json[1].error).toBe('The service refused the request [item 1]');
 	});
 
 	it('refuses a blank reference number before sending anything', async () => {

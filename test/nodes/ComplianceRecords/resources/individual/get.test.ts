@@ -26,7 +26,8 @@ describe('Individual > Get', () => {
 	it('names the missing individual and its ID', async () => {
 		const run = await get('ind/404');
 
-		expect(run.error?.message).toBe(`Individual "ind/404" was not found: ${answeredMessage(sandbox())} [item 0]`);
+		expect(run.error?.message).toBe('Individual "ind/404" was not found [item 0]');
+		expect(run.error?.description).toContain(answeredMessage(sandbox()));
 		expect(sandbox().requests()[0].url).toBe('/individuals/ind%2F404');
 	});
 });
@@ -53,7 +54,8 @@ describe('Individual > Get, version 2: the individual picked From List, By URL o
 		expect(runs.map((run) => run.error)).toEqual([undefined, undefined, undefined, undefined]);
 		expect(runs.map((run) => run.json[0].id)).toEqual([first.id, second.id, first.id, second.id]);
 		expect(clientUrl.error?.message).toBe(`'Individual' "${links(client).web}" is not the URL of an individual [item 0]`);
-		expect(missing.error?.message).toBe(`Individual "ind-404" was not found: ${answeredMessage(sandbox())} [item 0]`);
+		expect(missing.error?.message).toBe('Individual "ind-404" was not found [item 0]');
+		expect(missing.error?.description).toContain(answeredMessage(sandbox()));
 		expect(sandbox().requests().map((request) => request.url)).toEqual([
 			`/individuals/${String(first.id)}`,
 			`/individuals/${String(second.id)}`,

@@ -153,7 +153,6 @@ describe('exactly once', () => {
 
 	it.each([
 		['a 500', { status: 500 as const }, /could not complete the request \(HTTP 500\)/],
-		['a 429', { status: 429 as const, retryAfterSeconds: 30 }, /too many requests/],
 		['a timeout', { delayMs: 2_500 }, /did not answer within this poll's time budget/],
 	])('3. a poll failing part-way with %s emits nothing and moves nothing; the next emits everything since the last good one', async (_, fault, message) => {
 		const proxy = await pageHookProxy(sandbox());
@@ -170,6 +169,90 @@ describe('exactly once', () => {
 			proxy.onLaterPage(() => undefined);
 			const later = await touchClient(sandbox(), ids[400]);
 			expect(ofIds(await poller.poll())).toEqual(ofIds([...changed, later]));
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('3. a 429 part-way, whose wait fits in the poll: the page is asked again after the wait, and every change emitted once', async () => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials(), budgetMs: 10_000 });
+			const changed = await touchAll(ids.slice(0, 230));
+			let refused = false;
+			proxy.onLaterPage(() => {
+				if (!refused) sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 1 });
+				refused = true;
+			});
+			sandbox().clearRequests();
+
+			const started = performance.now();
+			expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
+
+			expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+			const pages = triggerRequests(sandbox()).map((request) => [request.query.cursor !== undefined, request.status]);
+			expect(pages).toEqual([[false, 200], [true, 429], [true, 200]]);
+			proxy.onLaterPage(() => undefined);
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('3. a 429 part-way, asking more than the poll has left: the poll emits the pages it read and keeps its place; the next goes on, nothing lost or repeated', async () => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials(), budgetMs: 1_500 });
+			freezeClock(); // one time for the whole burst: only the saved cursor can resume it
+			const changed = await touchAll(ids.slice(0, 230));
+			sandbox().setClock({ frozenAt: null });
+			proxy.onLaterPage(() => sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 30 }));
+
+			const first = await poller.poll();
+			expect(first).toHaveLength(200);
+			expect(poller.saved().sweep).toMatchObject({ next: expect.any(String) });
+
+			proxy.onLaterPage(() => undefined);
+			const later = await touchClient(sandbox(), ids[300]);
+			const second = await poller.poll();
+			expect(emittedPairs([...first, ...second]).sort()).toEqual(emittedPairs([...changed, later]).sort());
+			expect(await poller.poll()).toEqual([]);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it("3. a 429 at the poll's first request, asking more than the poll has left: fails with n8n's cause and the wait asked, moving nothing", async () => {
+		const poller = await activatedPoller({ budgetMs: 1_500 });
+		const before = poller.saved();
+		const changed = await touchAll(ids.slice(0, 3));
+		sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 90 });
+
+		const failed: unknown = await poller.poll().catch((error: Error) => error);
+
+		expect(failed).toMatchObject({
+			message: 'The service is receiving too many requests',
+			failure: { cause: 'rate-limited', retryAfterMs: 90_000 },
+		});
+		expect((failed as { description: string }).description).toContain('It asked to wait 90 seconds before the next request; this poll had');
+		expect(poller.saved()).toEqual(before);
+		expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
+	});
+
+	it('3. a 503 part-way: the page is asked again, and every change emitted once', async () => {
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			const poller = await activatedPoller({ credentials: proxy.credentials() });
+			const changed = await touchAll(ids.slice(0, 230));
+			let refused = false;
+			proxy.onLaterPage(() => {
+				if (!refused) sandbox().injectFaults({ count: 1, path: '/clients', status: 503 });
+				refused = true;
+			});
+
+			expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
+			proxy.onLaterPage(() => undefined);
 			expect(await poller.poll()).toEqual([]);
 		} finally {
 			await proxy.close();

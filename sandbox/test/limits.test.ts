@@ -1,0 +1,146 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { Sandbox } from '../src';
+import { startSandbox } from '../src';
+import type { ApiClient } from './helpers';
+import { apiClient, controlClient, newIndividualClient } from './helpers';
+
+describe("a real service's limits", () => {
+	let sandbox: Sandbox;
+	let api: ApiClient;
+	let control: ReturnType<typeof controlClient>;
+
+	beforeEach(async () => {
+		sandbox = await startSandbox({ clients: 5, controls: true });
+		api = apiClient(sandbox);
+		control = controlClient(sandbox);
+	});
+	afterEach(() => sandbox.close());
+
+	it('none by default: every request is handled at once', async () => {
+		const answers = await Promise.all(Array.from({ length: 30 }, () => api.get('/firm')));
+
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(sandbox.traffic()).toMatchObject({ requests: 30, refused: { 429: 0, 502: 0, 503: 0 } });
+	});
+
+	it('a rate limit with a burst: the burst at once, then 429 with Retry-After in seconds, changing nothing', async () => {
+		sandbox.setLimits({ rateLimit: { requests: 2, burst: 3 } });
+
+		const created = [];
+		for (let i = 0; i < 5; i++) created.push(await api.post('/clients', newIndividualClient()));
+
+		expect(created.map((answer) => answer.status)).toEqual([201, 201, 201, 429, 429]);
+		expect(created[3].headers.get('retry-after')).toBe('1');
+		expect(created[3].body.message).toMatch(/^Rate limit of 2 requests per second exceeded/);
+		expect(sandbox.requests().map((request) => [request.status, request.errorMessage])).toEqual([
+			[201, undefined],
+			[201, undefined],
+			[201, undefined],
+			[429, created[3].body.message],
+			[429, created[4].body.message],
+		]);
+		// Refused requests created nothing.
+		expect(sandbox.changes().filter((change) => change.cause === 'created')).toHaveLength(3);
+		expect(sandbox.traffic().refused).toEqual({ 429: 2, 502: 0, 503: 0 });
+
+		await sleep(600); // half a second refills one request (two a second)
+		expect((await api.get('/firm')).status).toBe(200);
+		expect((await api.get('/firm')).status).toBe(429);
+	});
+
+	it('a rate limit over minutes: Retry-After says how long until the next request is accepted', async () => {
+		sandbox.setLimits({ rateLimit: { requests: 10, perSeconds: 60, burst: 1 } });
+
+		expect((await api.get('/firm')).status).toBe(200);
+		const refused = await api.get('/firm');
+
+		expect(refused.status).toBe(429);
+		expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(5);
+		expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(6);
+	});
+
+	it('sustains the rate it was given', async () => {
+		sandbox.setLimits({ rateLimit: { requests: 20, burst: 1 } });
+		const started = performance.now();
+		let accepted = 0;
+		while (performance.now() - started < 1_000) {
+			if ((await api.get('/firm')).status === 200) accepted++;
+		}
+		expect(accepted).toBeGreaterThanOrEqual(18);
+		expect(accepted).toBeLessThanOrEqual(22);
+	});
+
+	it('latency: every answer waits, and the requests in flight meanwhile are counted', async () => {
+		sandbox.setLimits({ latencyMs: 200 });
+		const started = performance.now();
+
+		const answers = await Promise.all(Array.from({ length: 12 }, () => api.get('/clients?limit=1')));
+
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+		expect(performance.now() - started).toBeLessThan(2_000);
+		expect(sandbox.traffic().maxInFlight).toBe(12);
+	});
+
+	it('502 and 503 at a given rate, in turn, changing nothing', async () => {
+		sandbox.setLimits({ unavailableRate: 0.5 });
+
+		const answers = [];
+		for (let i = 0; i < 200; i++) answers.push((await api.post('/clients', newIndividualClient())).status);
+
+		const { refused } = sandbox.traffic();
+		expect(refused[502] + refused[503]).toBe(answers.filter((status) => status !== 201).length);
+		expect(refused[502] + refused[503]).toBeGreaterThan(70);
+		expect(refused[502] + refused[503]).toBeLessThan(130);
+		expect(Math.abs(refused[502] - refused[503])).toBeLessThanOrEqual(1);
+		expect(sandbox.changes().filter((change) => change.cause === 'created')).toHaveLength(answers.filter((status) => status === 201).length);
+	});
+
+	it('over HTTP: POST /limits, GET and DELETE /traffic; a limit off again with null', async () => {
+		expect((await control('POST', '/limits', { rateLimit: { requests: 1, perSeconds: 60 } })).status).toBe(204);
+		await api.get('/firm');
+		await api.get('/firm');
+
+		expect((await control('GET', '/traffic')).body.data).toEqual({ requests: 2, maxInFlight: 1, refused: { 429: 1, 502: 0, 503: 0 } });
+		expect((await control('DELETE', '/traffic')).status).toBe(204);
+		expect((await control('GET', '/traffic')).body.data).toEqual({ requests: 0, maxInFlight: 0, refused: { 429: 0, 502: 0, 503: 0 } });
+
+		await control('POST', '/limits', { rateLimit: null });
+		expect((await api.get('/firm')).status).toBe(200);
+	});
+
+	it.each([
+		[{ rateLimit: { requests: 0 } }, 'rateLimit.requests must be a number above 0'],
+		[{ rateLimit: { requests: 5, burst: 0.5 } }, 'rateLimit.burst must be at least 1'],
+		[{ latencyMs: -1 }, 'latencyMs must be a whole number, 0 or more'],
+		[{ unavailableRate: 2 }, 'unavailableRate must be from 0 to 1'],
+	])('refuses %j', async (settings, message) => {
+		expect(() => sandbox.setLimits(settings)).toThrow(message);
+		expect(await control('POST', '/limits', settings)).toMatchObject({ status: 400, body: { message } });
+	});
+
+	it("faults for one API key's requests, and from the nth on", async () => {
+		const other = sandbox.createApiKey({ name: 'Another test' });
+		sandbox.injectFaults({ count: 1, status: 429, apiKey: other, after: 1, path: '/firm' });
+		sandbox.injectFaults({ count: 1, status: 503, apiKey: other, after: 2, path: '/firm' });
+
+		const mine = await api.get('/firm');
+		const theirs = [];
+		for (let i = 0; i < 4; i++) theirs.push((await apiClient(sandbox, other).get('/firm')).status);
+
+		expect(mine.status).toBe(200);
+		expect(theirs).toEqual([200, 429, 503, 200]);
+	});
+
+	it('a fault after handling: the client is created, then its answer is lost to the error', async () => {
+		sandbox.injectFaults({ count: 1, status: 500, afterHandling: true, path: '/clients' });
+
+		const answer = await api.post('/clients', newIndividualClient());
+
+		expect(answer.status).toBe(500);
+		expect(sandbox.changes().filter((change) => change.cause === 'created')).toHaveLength(1);
+	});
+});

@@ -1,0 +1,219 @@
+import type { LoggedRequest } from 'compliance-records-sandbox';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { MAX_IN_FLIGHT, MAX_TRIES } from '../../../../nodes/ComplianceRecords/transport/pacing';
+import { runNode } from '../../../helpers';
+import { serviceSaid, useSandbox } from '../../../helpers/sandbox';
+import { clientIds } from '../../../helpers/serviceApi';
+import { pageHookProxy } from '../../../helpers/trigger';
+
+/*
+ * The service's limits, met in n8n's engine against the sandbox playing them: requests sent
+ * again when the service refused them and a resend is safe, never when it may have acted; the
+ * execution's requests in flight and its pace.
+ */
+
+const { sandbox, credentials } = useSandbox({ clients: 1_000, controls: true });
+
+afterEach(() => {
+	sandbox().clearFaults();
+	sandbox().setLimits({ rateLimit: null, latencyMs: 0, unavailableRate: 0 });
+	sandbox().resetTraffic();
+});
+
+let batch = 0;
+/** Input items naming `count` new clients, by a last name that says which. */
+function newClients(count: number): IDataObject[] {
+	batch++;
+	return Array.from({ length: count }, (_, index) => ({ lastName: `Batch ${batch} no. ${index}` }));
+}
+
+const create: INodeParameters = {
+	resource: 'client',
+	operation: 'create',
+	status: 'PROSPECT',
+	entityType: 'individual',
+	firstName: 'Ada',
+	lastName: '={{ $json.lastName }}',
+};
+
+const posts = () => sandbox().requests().filter((request) => request.method === 'POST');
+const lastNameOf = (request: LoggedRequest) => (request.body as { entity: { lastName: string } }).entity.lastName;
+
+/** How often each client was created (answered 201), by last name. */
+function createdCounts(): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const request of posts().filter((post) => post.status === 201)) counts.set(lastNameOf(request), (counts.get(lastNameOf(request)) ?? 0) + 1);
+	return counts;
+}
+
+describe('A bulk Create behind a rate limit', () => {
+	it('creates each client exactly once: the refused requests are sent again, the whole execution waiting', async () => {
+		sandbox().setLimits({ rateLimit: { requests: 40, burst: 10 } });
+		const input = newClients(120);
+
+		const run = await runNode({ credentials: credentials(), parameters: create, input });
+
+		expect(run.error).toBeUndefined();
+		expect(run.json.map((client) => client.entity && (client.entity as IDataObject).lastName)).toEqual(input.map((item) => item.lastName));
+		expect(createdCounts()).toEqual(new Map(input.map((item) => [item.lastName as string, 1])));
+		const refused = posts().filter((post) => post.status === 429);
+		expect(refused.length).toBeGreaterThan(0);
+		// After a refusal, no request is sent until the wait it asked: every item waits, not only the one refused.
+		const first = refused[0];
+		const during = sandbox().requests().filter((request) => request.receivedAt > (first.answeredAt as number) + 400 && request.receivedAt < (first.answeredAt as number) + 900);
+		expect(during).toEqual([]);
+	});
+
+	it(`keeps at most ${MAX_IN_FLIGHT} requests in flight, all of them in use while the service is slow`, async () => {
+		sandbox().setLimits({ latencyMs: 100 });
+		const input = newClients(5 * MAX_IN_FLIGHT);
+
+		const run = await runNode({ credentials: credentials(), parameters: create, input });
+
+		expect(run.error).toBeUndefined();
+		expect(createdCounts().size).toBe(input.length);
+		expect(sandbox().traffic().maxInFlight).toBe(MAX_IN_FLIGHT);
+	});
+
+	it("keeps n8n's Batching: items per batch, and the interval between batches", async () => {
+		sandbox().setLimits({ latencyMs: 50 });
+		const input = newClients(6);
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { ...create, requestOptions: { batching: { batch: { batchSize: 2, batchInterval: 400 } } } },
+			input,
+		});
+
+		expect(run.error).toBeUndefined();
+		const times = posts().map((post) => post.receivedAt);
+		expect(times[2] - times[0]).toBeGreaterThanOrEqual(390);
+		expect(times[4] - times[2]).toBeGreaterThanOrEqual(390);
+		expect(sandbox().traffic().maxInFlight).toBeLessThanOrEqual(2);
+	});
+});
+
+describe('What is sent again, and what never is', () => {
+	it('a POST answered 429 is sent again after the wait it asked, and the client created once', async () => {
+		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 1, path: '/clients' });
+		const input = newClients(1);
+
+		const run = await runNode({ credentials: credentials(), parameters: create, input });
+
+		expect(run.error).toBeUndefined();
+		const [refused, sent] = posts();
+		expect([refused.status, sent.status]).toEqual([429, 201]);
+		expect(sent.receivedAt - (refused.answeredAt as number)).toBeGreaterThanOrEqual(990);
+		expect(createdCounts()).toEqual(new Map([[input[0].lastName as string, 1]]));
+	});
+
+	it('a POST answered 500 is not sent again: the client may exist, and the error says how to check', async () => {
+		sandbox().injectFaults({ count: 1, status: 500, afterHandling: true, path: '/clients' });
+		const createdBefore = sandbox().changes().filter((change) => change.cause === 'created').length;
+
+		const run = await runNode({ credentials: credentials(), parameters: create, input: newClients(1) });
+
+		expect(posts().map((post) => post.status)).toEqual([500]);
+		expect(sandbox().changes().filter((change) => change.cause === 'created')).toHaveLength(createdBefore + 1);
+		expect(run.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(run.error?.description).toBe(
+			`${serviceSaid(sandbox())} The service may have created the client before it failed, so the node did not send it again. ` +
+				"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. " +
+				"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.",
+		);
+	});
+
+	it.each([502, 503, 504] as const)("a POST answered %s is not sent again either; n8n is told the service is unavailable", async (status) => {
+		sandbox().injectFaults({ count: 1, status, retryAfterSeconds: 0, path: '/clients' });
+
+		const run = await runNode({ credentials: credentials(), parameters: create, input: newClients(1) });
+
+		expect(posts().map((post) => post.status)).toEqual([status]);
+		expect(run.error?.description).toContain('The service may have created the client before it failed');
+		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'temporarily-unavailable' });
+	});
+
+	it.each([502, 503, 504] as const)('a GET and a PATCH answered %s are sent again', async (status) => {
+		const [clientId] = await clientIds(sandbox());
+		sandbox().clearRequests();
+		const refuseOnce = () => sandbox().injectFaults({ count: 1, status, retryAfterSeconds: 0, path: `/clients/${clientId}` });
+
+		refuseOnce();
+		const got = await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'get', clientId } });
+		refuseOnce();
+		const updated = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'client', operation: 'update', clientId, updateFields: { status: 'EXISTING' } },
+		});
+
+		expect([got.error, updated.error]).toEqual([undefined, undefined]);
+		expect(sandbox().requests().map((request) => `${request.method} ${request.status}`)).toEqual(['GET ' + status, 'GET 200', 'PATCH ' + status, 'PATCH 200']);
+	});
+
+	it(`gives up after ${MAX_TRIES} tries, saying so`, async () => {
+		sandbox().injectFaults({ count: 100, status: 429, retryAfterSeconds: 0, path: '/firm' });
+
+		const run = await runNode({ credentials: credentials(), parameters: { resource: 'firm', operation: 'get' } });
+
+		expect(sandbox().requests()).toHaveLength(MAX_TRIES);
+		expect(run.error?.message).toBe('The service is receiving too many requests [item 0]');
+		expect(run.error?.description).toContain(`The node sent the request ${MAX_TRIES} times, waiting between tries, and it failed each time.`);
+	});
+
+	it('a Retry-After beyond the wait the node makes fails at once, with how long it asked; the other items are not sent', async () => {
+		sandbox().setLimits({ rateLimit: { requests: 1, perSeconds: 3_600, burst: 1 } });
+		const input = newClients(3 * MAX_IN_FLIGHT);
+
+		const started = performance.now();
+		const run = await runNode({ credentials: credentials(), parameters: create, input, continueOnFail: true });
+
+		expect(performance.now() - started).toBeLessThan(10_000); // not the 60 s a wait may last
+		expect(run.items.filter((item) => !item.error)).toHaveLength(1);
+		const failed = run.items.filter((item) => item.error);
+		expect(failed).toHaveLength(input.length - 1);
+		for (const { error } of failed) {
+			expect(error?.message).toMatch(/^The service is receiving too many requests \[item \d+\]$/);
+			expect(error?.description).toContain('It asked to wait 60 minutes before the next request; the node waits at most 60 seconds.');
+		}
+		// Only those in flight when the service first refused were sent; the rest never left.
+		expect(posts().length).toBeLessThanOrEqual(MAX_IN_FLIGHT + 1);
+		expect(createdCounts().size).toBe(1);
+	});
+
+	it('a wait ends when n8n cancels the execution', async () => {
+		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 30, path: '/firm' });
+
+		const started = performance.now();
+		await runNode({ credentials: credentials(), parameters: { resource: 'firm', operation: 'get' }, cancelAfterMs: 300 });
+
+		expect(performance.now() - started).toBeLessThan(10_000); // not the 30 s asked
+		expect(sandbox().requests()).toHaveLength(1);
+	});
+});
+
+describe('Return All retries the page, not the run', () => {
+	it('rides out a 429 and a 503 mid-way: every client once, each refused page asked again', async () => {
+		const firm = await clientIds(sandbox());
+		sandbox().clearRequests();
+		const proxy = await pageHookProxy(sandbox());
+		try {
+			proxy.onLaterPage((request) => {
+				if (request === 3) sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 1, path: '/clients' });
+				if (request === 5) sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
+			});
+
+			const run = await runNode({ credentials: proxy.credentials(), parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+
+			expect(run.error).toBeUndefined();
+			expect(run.json.map((client) => client.id)).toEqual(firm);
+			const pages = sandbox().requests().map((request) => [request.query.cursor ?? 'first', request.status]);
+			const later = Math.floor(firm.length / 200) + 1 - 4; // pages after the fourth
+			expect(pages.map(([, status]) => status)).toEqual([200, 200, 429, 200, 503, 200, ...Array(later).fill(200)]);
+			expect(pages[2][0]).toBe(pages[3][0]);
+			expect(pages[4][0]).toBe(pages[5][0]);
+		} finally {
+			await proxy.close();
+		}
+	});
+});
