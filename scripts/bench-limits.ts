@@ -1,5 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/node-usable-as-tool, no-console --
-   development tooling: runs in Node, not in n8n; prints what it measures; its floor node is the benchmark's own, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * The Compliance Records node behind a real service's limits, in n8n-core's engine (test/helpers
  * runNode), against the sandbox in a process of its own behind the latency proxy
@@ -34,12 +34,11 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { MAX_IN_FLIGHT, Pacer, sendWithRetries } from '../nodes/ComplianceRecords/transport/pacing';
 import { CredentialStore, runNode, type NodeRun, TestNodeTypes } from '../test/helpers';
-import { control, type Endpoint, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
+import { control, type Endpoint, floorDescription, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
 import { certificateFilesIn, type CertificateFiles } from './test-certificate';
 
 const { values } = parseArgs({
@@ -71,9 +70,6 @@ const PLAN = values.quick
 			slowFirm: { clients: 100_000, requests: 100, perSeconds: 60, burst: 100 },
 		};
 
-/** The headers the node's requests carry besides the credential's (the service's version). */
-const SERVICE_HEADERS = { 'accept-version': '1.0.0', accept: 'application/json' };
-
 // ---- What sends ----
 
 /**
@@ -88,58 +84,46 @@ async function sendPaced(this: IExecutePaginationFunctions, requestData: Declara
 
 /** n8n's floor for Create: the simplest declarative node that creates a client per input item. */
 class CreateFloor implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Create Floor',
-		name: 'createFloor',
-		group: ['transform'],
-		version: 1,
-		description: 'Create clients with n8n declarative routing (benchmark)',
-		defaults: { name: 'Create Floor' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'complianceRecordsApi', required: true }],
-		requestDefaults: { baseURL: '={{ $credentials.baseUrl }}', headers: SERVICE_HEADERS, json: true },
-		properties: [
-			{
-				displayName: 'In Flight',
-				name: 'inFlight',
-				type: 'number',
-				default: 0,
-				description: 'At most this many requests in flight, through the package pacer; 0: as n8n sends',
-			},
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				default: 'create',
-				options: [
-					{
-						name: 'Create',
-						value: 'create',
-						action: 'Create a client',
-						routing: {
-							request: { method: 'POST', url: '/clients', body: { status: 'PROSPECT', entity: { object: 'individual' } } },
-						},
+	description: INodeTypeDescription = floorDescription('createFloor', 'Create Floor', 'Create clients with n8n declarative routing (benchmark)', [
+		{
+			displayName: 'In Flight',
+			name: 'inFlight',
+			type: 'number',
+			default: 0,
+			description: 'At most this many requests in flight, through the package pacer; 0: as n8n sends',
+		},
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			default: 'create',
+			options: [
+				{
+					name: 'Create',
+					value: 'create',
+					action: 'Create a client',
+					routing: {
+						request: { method: 'POST', url: '/clients', body: { status: 'PROSPECT', entity: { object: 'individual' } } },
 					},
-				],
-			},
-			{
-				displayName: 'First Name',
-				name: 'firstName',
-				type: 'string',
-				default: '={{ $json.firstName }}',
-				routing: { send: { type: 'body', property: 'entity.firstName' } },
-			},
-			{
-				displayName: 'Last Name',
-				name: 'lastName',
-				type: 'string',
-				default: '={{ $json.lastName }}',
-				routing: { send: { type: 'body', property: 'entity.lastName' } },
-			},
-		],
-	};
+				},
+			],
+		},
+		{
+			displayName: 'First Name',
+			name: 'firstName',
+			type: 'string',
+			default: '={{ $json.firstName }}',
+			routing: { send: { type: 'body', property: 'entity.firstName' } },
+		},
+		{
+			displayName: 'Last Name',
+			name: 'lastName',
+			type: 'string',
+			default: '={{ $json.lastName }}',
+			routing: { send: { type: 'body', property: 'entity.lastName' } },
+		},
+	]);
 }
 
 /** The floor whose requests are paced: the same, its send through {@link sendPaced}. */

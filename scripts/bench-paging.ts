@@ -1,5 +1,5 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/node-usable-as-tool, no-console --
-   development tooling: runs in Node, not in n8n; prints what it measures; its floor node is the benchmark's own, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+   development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * Get Many > Return All: the Compliance Records node in n8n's engine, against n8n's own floor and
  * a bare `fetch` loop over the same pages; then behind TLS, at a few round-trip times.
@@ -37,11 +37,11 @@ import { parseArgs } from 'node:util';
 
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { CredentialStore, runNode, TestNodeTypes } from '../test/helpers';
-import { type Endpoint, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
+import { SERVICE_HEADERS } from '../shared/service';
+import { type Endpoint, floorDescription, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
 import { certificateFilesIn, type CertificateFiles } from './test-certificate';
 
 const { values } = parseArgs({
@@ -81,8 +81,6 @@ const PLAN = values.quick
 
 const PAGE_SIZE = 200;
 
-/** The headers the node's requests carry besides the credential's (the service's version). */
-const SERVICE_HEADERS = { 'accept-version': '1.0.0', accept: 'application/json' };
 
 /** The requests the sandbox received since the last call (its log emptied), reduced to what the loops must agree on. */
 async function requestsReceived(endpoint: Endpoint): Promise<string[]> {
@@ -139,53 +137,41 @@ async function fetchLoop(endpoint: Endpoint): Promise<LoopResult> {
  * items; n8n's generic pagination sends the next cursor while a page has records and a cursor.
  */
 class PagingFloor implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Paging Floor',
-		name: 'pagingFloor',
-		group: ['transform'],
-		version: 1,
-		description: 'Get Many clients with n8n generic pagination (benchmark)',
-		defaults: { name: 'Paging Floor' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'complianceRecordsApi', required: true }],
-		requestDefaults: { baseURL: '={{ $credentials.baseUrl }}', headers: SERVICE_HEADERS, json: true },
-		properties: [
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				default: 'getAll',
-				options: [
-					{
-						name: 'Get Many',
-						value: 'getAll',
-						action: 'Get many clients',
-						routing: {
-							request: { method: 'GET', url: '/clients', qs: { limit: PAGE_SIZE } },
-							send: { paginate: true },
-							output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
-							operations: {
-								pagination: {
-									type: 'generic',
-									properties: {
-										continue: '={{ $response.body.data.length > 0 && !!$response.body.meta?.next_cursor }}',
-										request: {
-											qs: {
-												limit: '={{ $request.qs.limit }}',
-												cursor: '={{ $response.body?.meta?.next_cursor }}',
-											},
+	description: INodeTypeDescription = floorDescription('pagingFloor', 'Paging Floor', 'Get Many clients with n8n generic pagination (benchmark)', [
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			default: 'getAll',
+			options: [
+				{
+					name: 'Get Many',
+					value: 'getAll',
+					action: 'Get many clients',
+					routing: {
+						request: { method: 'GET', url: '/clients', qs: { limit: PAGE_SIZE } },
+						send: { paginate: true },
+						output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
+						operations: {
+							pagination: {
+								type: 'generic',
+								properties: {
+									continue: '={{ $response.body.data.length > 0 && !!$response.body.meta?.next_cursor }}',
+									request: {
+										qs: {
+											limit: '={{ $request.qs.limit }}',
+											cursor: '={{ $response.body?.meta?.next_cursor }}',
 										},
 									},
 								},
 							},
 						},
 					},
-				],
-			},
-		],
-	};
+				},
+			],
+		},
+	]);
 }
 
 const floorType = new PagingFloor();

@@ -2,7 +2,7 @@
    development tooling: runs in Node, not in n8n */
 /**
  * What the benchmarks that reach the service over a network share (bench-paging.ts,
- * bench-limits.ts): the sandbox's CLI in a process of its own, behind the latency proxy
+ * bench-limits.ts): their floor node's description; the sandbox's CLI in a process of its own, behind the latency proxy
  * (latency-proxy.ts), optionally behind TLS with a certificate made for the run; and the table
  * they print.
  */
@@ -12,8 +12,32 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { SERVICE_HEADERS } from '../shared/service';
 import { startLatencyProxy, type Link } from './latency-proxy';
 import { makeTestCertificate, type CertificateFiles } from './test-certificate';
+
+/**
+ * The description of a benchmark's floor: a minimal declarative node, with the API key
+ * credential and the service's base URL and headers as request defaults, and `properties`.
+ */
+export function floorDescription(name: string, displayName: string, description: string, properties: INodeProperties[]): INodeTypeDescription {
+	return {
+		displayName,
+		name,
+		group: ['transform'],
+		version: 1,
+		description,
+		defaults: { name: displayName },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'complianceRecordsApi', required: true }],
+		requestDefaults: { baseURL: '={{ $credentials.baseUrl }}', headers: { ...SERVICE_HEADERS }, json: true },
+		properties,
+	};
+}
 
 export interface Service {
 	process: ChildProcess;
