@@ -1,5 +1,6 @@
 // What a published Compliance Records Trigger delivered, counted against the service's change log
-// (the sandbox's `changes()`): which changes were lost, which were delivered more than once. Used
+// (the sandbox's `changes()`): which changes were lost, which were delivered more than once; and
+// when it took its first poll, after which every change counts. Used
 // by the end-to-end tests of the trigger on each n8n line and in queue mode, and by the
 // crash-recovery harness.
 import { executionRun, executionsOf, waitFor, type ExecutionRun, type N8nRest } from './instance';
