@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 
 import type { Sandbox } from 'compliance-records-sandbox';
-import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson } from '../helpers/n8n/demo';
+import { untilFirstPoll } from '../helpers/n8n/delivery';
+import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson, type WorkflowNode } from '../helpers/n8n/demo';
 import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, saveAndRun, signedInAt } from '../helpers/n8n/e2eSuite';
 import { N8N_1X_VERSION, N8N_VERSION } from '../helpers/n8n/install';
 import {
@@ -19,7 +20,6 @@ import {
 	N8n,
 	packPackage,
 	PACKAGE_NAME,
-	waitFor,
 	type ExecutionRun,
 	type N8nOptions,
 	type N8nRest,
@@ -31,7 +31,7 @@ export const TOKEN_TTL_SECONDS = 20;
 export const VERSIONS = [N8N_1X_VERSION, N8N_VERSION];
 
 export const ACTION_NODE = `${PACKAGE_NAME}.complianceRecords`;
-const TRIGGER_NODE = `${PACKAGE_NAME}.complianceRecordsTrigger`;
+export const TRIGGER_NODE = `${PACKAGE_NAME}.complianceRecordsTrigger`;
 export const TRIGGER_NAME = 'Client created or modified';
 
 export interface LineContext {
@@ -98,21 +98,11 @@ async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promi
 	const oAuth2 = await connected('Compliance Records (OAuth2)');
 	const triggerOAuth2 = await connected('Compliance Records (OAuth2, trigger)');
 
-	const workflowId = await n8n.rest.publishWorkflow(
-		newWorkflow(options.version as string, {
-			name: 'Trigger on OAuth2',
-			nodes: [everyMinuteTrigger(TRIGGER_NODE, TRIGGER_NAME, { complianceRecordsOAuth2Api: triggerOAuth2 }, { authentication: 'oAuth2' })],
-			connections: {},
-		}),
-	);
-	// The first poll takes the trigger's starting point; n8n saves it in the workflow's static data.
-	await waitFor(
-		`the first poll of the trigger published on n8n ${options.version}`,
-		async () => {
-			const saved = await n8n.rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${workflowId}`);
-			return saved.staticData?.[`node:${TRIGGER_NAME}`] ? true : undefined;
-		},
-		{ timeoutMs: 60_000, intervalMs: 500 },
+	const workflowId = await publishTrigger(
+		n8n.rest,
+		options.version as string,
+		'Trigger on OAuth2',
+		everyMinuteTrigger(TRIGGER_NODE, TRIGGER_NAME, { complianceRecordsOAuth2Api: triggerOAuth2 }, { authentication: 'oAuth2' }),
 	);
 	return {
 		version: options.version as string,
@@ -137,6 +127,13 @@ export const signedIn = async (version: string): Promise<N8nRest> => await signe
 /** A new workflow as each line's REST API takes it: 1.x requires `active`, 2.x publishes instead. */
 function newWorkflow(version: string, workflow: WorkflowJson): WorkflowJson {
 	return version.startsWith('1.') ? { active: false, ...workflow } : workflow;
+}
+
+/** Publishes a workflow of one trigger node in a line's n8n and waits for its first poll; returns the workflow's id. */
+export async function publishTrigger(rest: N8nRest, version: string, name: string, trigger: WorkflowNode): Promise<string> {
+	const workflowId = await rest.publishWorkflow(newWorkflow(version, { name, nodes: [trigger], connections: {} }));
+	await untilFirstPoll(rest, workflowId, trigger.name, `"${name}" on n8n ${version}`);
+	return workflowId;
 }
 
 /** Saves a workflow in a line's n8n and runs it with `n8n execute`. */

@@ -10,9 +10,10 @@
 import { join } from 'node:path';
 
 import type { Sandbox } from 'compliance-records-sandbox';
+import { untilFirstPoll } from '../helpers/n8n/delivery';
 import { DEMO_OWNER, everyMinuteTrigger } from '../helpers/n8n/demo';
 import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, signedInAt } from '../helpers/n8n/e2eSuite';
-import { packPackage, PACKAGE_NAME, waitFor, type N8n, type N8nRest } from '../helpers/n8n/instance';
+import { packPackage, PACKAGE_NAME, type N8n, type N8nRest } from '../helpers/n8n/instance';
 import { QueueMode } from '../helpers/n8n/queueMode';
 
 export const TRIGGER_NAME = 'Client created or modified';
@@ -91,15 +92,7 @@ async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflow
 		],
 		connections: { Webhook: { main: [[{ node: 'Create client', type: 'main', index: 0 }]] } },
 	});
-	// The trigger's first poll takes its starting point; n8n saves it in the workflow's static data.
-	await waitFor(
-		"the published trigger's first poll",
-		async () => {
-			const saved = await rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${triggerWorkflowId}`);
-			return saved.staticData?.[`node:${TRIGGER_NAME}`] ? true : undefined;
-		},
-		{ timeoutMs: 90_000, intervalMs: 500 },
-	);
+	await untilFirstPoll(rest, triggerWorkflowId, TRIGGER_NAME, 'the published trigger');
 	return { triggerWorkflowId, webhookWorkflowId };
 }
 

@@ -1,8 +1,9 @@
 // What a published Compliance Records Trigger delivered, counted against the service's change log
-// (the sandbox's `changes()`): which changes were lost, which were delivered more than once. Used
+// (the sandbox's `changes()`): which changes were lost, which were delivered more than once; and
+// when it took its first poll, after which every change counts. Used
 // by the end-to-end tests of the trigger on each n8n line and in queue mode, and by the
 // crash-recovery harness.
-import { executionRun, executionsOf, type ExecutionRun, type N8nRest } from './instance';
+import { executionRun, executionsOf, waitFor, type ExecutionRun, type N8nRest } from './instance';
 
 /** A move of a client's lastModifiedAt, as the sandbox's change log records it. */
 export interface Change {
@@ -66,4 +67,19 @@ export async function triggerEmissions(rest: N8nRest, workflowId: string, trigge
 		}
 	}
 	return emissions;
+}
+
+/**
+ * Waits for a published trigger's first poll, which takes its starting point (n8n saves it in the
+ * workflow's static data): changes made after it must be delivered.
+ */
+export async function untilFirstPoll(rest: N8nRest, workflowId: string, triggerName: string, what: string): Promise<void> {
+	await waitFor(
+		`the first poll of ${what}`,
+		async () => {
+			const saved = await rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${workflowId}`);
+			return saved.staticData?.[`node:${triggerName}`] ? true : undefined;
+		},
+		{ timeoutMs: 90_000, intervalMs: 500 },
+	);
 }

@@ -379,6 +379,11 @@ export class N8nRest {
 		return created.id;
 	}
 
+	/** Unpublishes a workflow: its triggers stop. */
+	async unpublishWorkflow(workflowId: string): Promise<void> {
+		await this.request('POST', `/workflows/${workflowId}/deactivate`, {});
+	}
+
 	/** Creates the instance owner on a fresh n8n, then signs in as the owner. */
 	async signInOwner(owner: Owner): Promise<void> {
 		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
