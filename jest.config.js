@@ -4,7 +4,7 @@
  * end-to-end suites in real n8n, one project after the other: each one's global setup starts
  * its n8n instances and sandbox once for all its files, which therefore run one at a time.
  */
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] }; // type checks: `tsc` in `npm run lint`
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] }; // type checks: `tsc` in `npm run lint`
 
 /** An end-to-end suite in `test/<folder>`, its tests given minutes (test/helpers/n8n/e2eTimeout.ts). */
 const e2eSuite = (folder) => ({
