@@ -5,6 +5,6 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// Type checking is `tsc --noEmit -p sandbox` in the root's `npm run lint`; tests only transpile.
-	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
 	testTimeout: 30000,
 };
