@@ -7,7 +7,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+	closeSync,
+	createWriteStream,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -251,16 +262,24 @@ export async function n8nCommand(
 	args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	const runtime = n8nRuntime(options.version);
-	const child = spawn(runtime.nodeBin, [runtime.bin, ...args], {
-		env: n8nEnv(options, await freePort()),
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	let stdout = '';
-	let stderr = '';
-	child.stdout.on('data', (chunk) => (stdout += chunk));
-	child.stderr.on('data', (chunk) => (stderr += chunk));
-	const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-	return { code, stdout, stderr };
+	// stdout goes to a file: n8n exits right after printing a run, and what a busy reader had not
+	// yet taken from a pipe is lost (a long run cut short, seen on two cores).
+	const folder = mkdtempSync(join(tmpdir(), 'n8n-command-'));
+	const stdoutFile = join(folder, 'stdout');
+	const stdoutFd = openSync(stdoutFile, 'w');
+	try {
+		const child = spawn(runtime.nodeBin, [runtime.bin, ...args], {
+			env: n8nEnv(options, await freePort()),
+			stdio: ['ignore', stdoutFd, 'pipe'],
+		});
+		let stderr = '';
+		child.stderr?.on('data', (chunk) => (stderr += chunk));
+		const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+		return { code, stdout: readFileSync(stdoutFile, 'utf8'), stderr };
+	} finally {
+		closeSync(stdoutFd);
+		rmSync(folder, { recursive: true, force: true });
+	}
 }
 
 /**
@@ -273,7 +292,9 @@ export async function executeWorkflow(options: N8nOptions, workflowId: string): 
 	// a failed run): from a line "{" to the next line "}".
 	const json = /^\{$[\s\S]*?^\}$/m.exec(stdout);
 	if (!json) {
-		throw new Error(`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout}\n${stderr}`.slice(-4000));
+		throw new Error(
+			`n8n execute --id=${workflowId} printed no run (exit code ${code}):\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`,
+		);
 	}
 	return JSON.parse(json[0]) as ExecutionRun;
 }
