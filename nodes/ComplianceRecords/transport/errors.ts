@@ -196,11 +196,14 @@ const FAILURE_OF_STATUS: Record<number, Failure['cause']> = {
 	504: 'temporarily-unavailable',
 };
 
-/** Network codes of a service that could not be reached at all (nothing was sent). */
-const UNREACHABLE = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
+/** Network codes of a service that could not be reached at all: nothing was sent. */
+export const UNREACHABLE = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
 
-/** Codes after which a request may have reached the service: it timed out, or the connection closed before the answer. */
-const MAY_HAVE_ARRIVED = ['ECONNABORTED', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE'];
+/** The connection closed before the answer: the request may have arrived. */
+export const CLOSED_EARLY = ['ECONNRESET', 'EPIPE'];
+
+/** Codes after which a request may have reached the service: it timed out, or the connection closed early. */
+const MAY_HAVE_ARRIVED = ['ECONNABORTED', 'ETIMEDOUT', ...CLOSED_EARLY];
 
 function failureOf(cause: Failure['cause'] | undefined, waitMs: number | undefined): Failure | undefined {
 	if (cause === undefined) return undefined;
@@ -382,7 +385,7 @@ function explainNetwork(code: string, context: ErrorContext): Explanation | unde
 	if (code === 'ECONNREFUSED') return { message: 'The service refused the connection', advice: check, failure: unreachable };
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { message: "The service's address could not be found", advice: check, failure: unreachable };
 	if (UNREACHABLE.includes(code)) return { message: 'The service could not be reached', advice: check, failure: unreachable };
-	if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED') {
+	if (CLOSED_EARLY.includes(code) || code === 'ECONNABORTED') {
 		return { message: 'The connection to the service closed before it answered', advice: RETRY_LATER };
 	}
 	if (code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) {

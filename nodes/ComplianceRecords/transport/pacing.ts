@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { answerIn, FailedRequest, networkCode, retryAfterMs, type Sending } from './errors';
+import { answerIn, CLOSED_EARLY, FailedRequest, networkCode, retryAfterMs, type Sending, UNREACHABLE } from './errors';
 
 /*
  * The one rule for what is sent again, and how fast an execution sends: every request of both
@@ -23,11 +23,11 @@ const FIRST_BACKOFF_MS = 1_000;
 /** Methods that may be sent again after a gateway's 502, 503 or 504: a GET reads, a PATCH sets fields to values. */
 const REPEATABLE = new Set(['GET', 'PATCH']);
 
-/** No connection was made: nothing reached the service, whatever the method. */
-const NOTHING_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** Nothing reached the service, so any method is sent again; but a host name that does not exist (ENOTFOUND) will not within a minute. */
+const RESENDABLE_UNSENT = new Set(UNREACHABLE.filter((code) => code !== 'ENOTFOUND'));
 
-/** The connection closed before the answer: the request may have arrived, so only what is repeatable is sent again. */
-const CLOSED_EARLY = new Set(['ECONNRESET', 'EPIPE']);
+/** The request may have arrived, so only what is repeatable is sent again. */
+const RESENDABLE_IF_REPEATABLE = new Set(CLOSED_EARLY);
 
 /** How far back the requests the service accepted tell its rate limit, and how much under it to stay. */
 const RATE_WINDOW_MS = 10_000;
@@ -51,7 +51,7 @@ function verdictOn(error: unknown, method: string, tries: number): Verdict {
 		return { resend: false };
 	}
 	const code = networkCode(error);
-	if (code !== undefined && (NOTHING_SENT.has(code) || (CLOSED_EARLY.has(code) && REPEATABLE.has(method)))) {
+	if (code !== undefined && (RESENDABLE_UNSENT.has(code) || (RESENDABLE_IF_REPEATABLE.has(code) && REPEATABLE.has(method)))) {
 		return { resend: true, waitMs: backoffMs(tries), throttled: false };
 	}
 	return { resend: false };
