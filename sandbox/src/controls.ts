@@ -72,9 +72,11 @@ export interface FaultOptions {
 	delayMs?: number;
 	/** Read the request, then never answer it: it stays open until the client gives up or the sandbox closes. */
 	hang?: boolean;
+	/** Read the request, then close the connection without an answer (with `afterHandling`, once it has acted). */
+	drop?: boolean;
 	/** Only requests whose path (relative to the API base) starts with this. */
 	path?: string;
-	/** Handle the request first (a POST creates its client), then answer `status`: a gateway that lost the answer. */
+	/** Handle the request first (a POST creates its client), then answer `status` or `drop`: an answer lost on the way. */
 	afterHandling?: boolean;
 	/** Only requests made with this API key (a test's own, in a sandbox others use too). */
 	apiKey?: string;
@@ -102,12 +104,14 @@ export class Faults {
 	constructor(private readonly nowMs: () => number) {}
 
 	inject(options: FaultOptions): void {
-		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, path, afterHandling, apiKey, after } = options;
+		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, drop, path, afterHandling, apiKey, after } = options;
 		if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number of requests, at least 1');
 		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 502, 503, 504 or 429');
 		if (hang !== undefined && typeof hang !== 'boolean') throw new RangeError('hang must be true or false');
 		if (hang && (status !== undefined || delayMs !== undefined)) throw new RangeError('hang never answers: give it no status or delayMs');
-		if (status === undefined && delayMs === undefined && !hang) throw new RangeError('give a status, a delayMs (or both), or hang: true');
+		if (drop !== undefined && typeof drop !== 'boolean') throw new RangeError('drop must be true or false');
+		if (drop && (status !== undefined || hang)) throw new RangeError('drop never answers: give it no status, nor hang');
+		if (status === undefined && delayMs === undefined && !hang && !drop) throw new RangeError('give a status, a delayMs (or both), hang: true or drop: true');
 		for (const [name, value] of Object.entries({ retryAfterSeconds, delayMs, after })) {
 			if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`${name} must be a whole number, 0 or more`);
 		}
@@ -115,8 +119,8 @@ export class Faults {
 			throw new RangeError("retryAfterAs must be 'seconds' or 'date'");
 		}
 		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) throw new RangeError("path must start with '/'");
-		if (afterHandling !== undefined && (typeof afterHandling !== 'boolean' || (afterHandling && status === undefined))) {
-			throw new RangeError('afterHandling must be true or false, and needs a status');
+		if (afterHandling !== undefined && (typeof afterHandling !== 'boolean' || (afterHandling && status === undefined && !drop))) {
+			throw new RangeError('afterHandling must be true or false, and needs a status or drop');
 		}
 		if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) throw new RangeError('apiKey must be an API key');
 		this.pending.push({ ...options, remaining: count, after: after ?? 0 });
@@ -142,18 +146,23 @@ export class Faults {
 		if (!fault) return undefined;
 		if (--fault.remaining === 0) this.pending.splice(this.pending.indexOf(fault), 1);
 		const retryAfterSeconds = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
-		const { status, retryAfterAs, delayMs, hang, afterHandling } = fault;
-		return { status, retryAfterSeconds, retryAfterAs, delayMs, hang, afterHandling };
+		const { status, retryAfterAs, delayMs, hang, drop, afterHandling } = fault;
+		return { status, retryAfterSeconds, retryAfterAs, delayMs, hang, drop, afterHandling };
 	}
 
 	/**
 	 * Applies a fault: waits, then gives the error to answer, or UNANSWERED once a hung request's
-	 * client or the sandbox closed, or undefined to let the request through.
+	 * client or the sandbox closed (or at once, its connection closed, for `drop`), or undefined to
+	 * let the request through.
 	 */
 	async apply(fault: Fault, res: ServerResponse, signal: AbortSignal): Promise<ErrorAnswer | typeof UNANSWERED | undefined> {
 		if (fault.delayMs) await sleep(fault.delayMs, undefined, { signal });
 		if (fault.hang) {
 			await untilClosed(res, signal);
+			return UNANSWERED;
+		}
+		if (fault.drop) {
+			res.socket?.destroy();
 			return UNANSWERED;
 		}
 		if (fault.status === undefined) return undefined;

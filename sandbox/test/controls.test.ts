@@ -195,9 +195,35 @@ describe('test controls', () => {
 			});
 		});
 
+		describe('drop', () => {
+			it('closes the connection without an answer; with afterHandling, after the request acted', async () => {
+				sandbox.injectFaults({ count: 1, drop: true, path: '/firm' });
+				await expect(fetch(`${sandbox.baseUrl}/firm`)).rejects.toThrow(/fetch failed/);
+				expect((await api.get('/firm')).status).toBe(200);
+
+				sandbox.injectFaults({ count: 1, drop: true, afterHandling: true, path: '/clients' });
+				const body = newIndividualClient({ referenceNumber: 'DROPPED' });
+				const lost = fetch(`${sandbox.baseUrl}/clients`, {
+					method: 'POST',
+					headers: { 'accept-version': '1.0.0', authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+				});
+				await expect(lost).rejects.toThrow(/fetch failed/);
+				const listed = (await api.get('/clients')).body.data as Array<{ referenceNumber?: string }>;
+				expect(listed.filter((client) => client.referenceNumber === 'DROPPED')).toHaveLength(1);
+				expect(sandbox.requests().find((request) => request.method === 'POST')?.status).toBeUndefined();
+			});
+
+			it('is refused with an answer or a hang', () => {
+				expect(() => sandbox.injectFaults({ count: 1, drop: true, status: 503 })).toThrow(/drop never answers/);
+				expect(() => sandbox.injectFaults({ count: 1, drop: true, hang: true })).toThrow(/drop never answers/);
+				expect(() => sandbox.injectFaults({ count: 1, drop: 'yes' as unknown as boolean })).toThrow(/drop must be true or false/);
+			});
+		});
+
 		it('refuses settings that make no fault', () => {
 			expect(() => sandbox.injectFaults({ count: 0, status: 500 })).toThrow(/count/);
-			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(/give a status, a delayMs \(or both\), or hang: true/);
+			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(/give a status, a delayMs \(or both\), hang: true or drop: true/);
 			expect(() => sandbox.injectFaults({ count: 1, status: 500, path: 'clients' })).toThrow(/path must start with/);
 		});
 	});
