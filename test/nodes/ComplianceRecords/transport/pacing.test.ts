@@ -151,6 +151,30 @@ describe('What is sent again, and what never is', () => {
 		expect(sandbox().requests().map((request) => `${request.method} ${request.status}`)).toEqual(['GET ' + status, 'GET 200', 'PATCH ' + status, 'PATCH 200']);
 	});
 
+	it('a GET whose connection closed before the answer is sent again', async () => {
+		const [clientId] = await clientIds(sandbox());
+		sandbox().clearRequests();
+		sandbox().injectFaults({ count: 1, drop: true, path: `/clients/${clientId}` });
+
+		const run = await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'get', clientId } });
+
+		expect(run.error).toBeUndefined();
+		expect(run.json).toEqual([expect.objectContaining({ id: clientId })]);
+		expect(sandbox().requests().map((request) => `${request.method} ${request.status}`)).toEqual(['GET undefined', 'GET 200']);
+	});
+
+	it('a POST whose connection closed after the service acted is not sent again: the error says the client may exist', async () => {
+		sandbox().injectFaults({ count: 1, drop: true, afterHandling: true, path: '/clients' });
+		const createdBefore = sandbox().changes().filter((change) => change.cause === 'created').length;
+
+		const run = await runNode({ credentials: credentials(), parameters: create, input: newClients(1) });
+
+		expect(posts()).toHaveLength(1);
+		expect(sandbox().changes().filter((change) => change.cause === 'created')).toHaveLength(createdBefore + 1);
+		expect(run.error?.message).toBe('The connection to the service closed before it answered [item 0]');
+		expect(run.error?.description).toContain('The service may have created the client before it failed, so the node did not send it again.');
+	});
+
 	it(`gives up after ${MAX_TRIES} tries, saying so`, async () => {
 		sandbox().injectFaults({ count: 100, status: 429, retryAfterSeconds: 0, path: '/firm' });
 
