@@ -211,7 +211,9 @@ describe('test controls', () => {
 				await expect(lost).rejects.toThrow(/fetch failed/);
 				const listed = (await api.get('/clients')).body.data as Array<{ referenceNumber?: string }>;
 				expect(listed.filter((client) => client.referenceNumber === 'DROPPED')).toHaveLength(1);
-				expect(sandbox.requests().find((request) => request.method === 'POST')?.status).toBeUndefined();
+				const posted = sandbox.requests().filter((request) => request.method === 'POST');
+				expect(posted.map((request) => request.path)).toEqual(['/clients']);
+				expect(posted[0].status).toBeUndefined();
 			});
 
 			it('is refused with an answer or a hang', () => {

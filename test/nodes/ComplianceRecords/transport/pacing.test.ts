@@ -88,8 +88,10 @@ describe('A bulk Create behind a rate limit', () => {
 
 		expect(run.error).toBeUndefined();
 		const times = posts().map((post) => post.receivedAt);
-		expect(times[2] - times[0]).toBeGreaterThanOrEqual(390);
-		expect(times[4] - times[2]).toBeGreaterThanOrEqual(390);
+		// n8n sleeps between starting batches; a first connection's set-up may delay one arrival a little.
+		expect([times[1] - times[0], times[3] - times[2], times[5] - times[4]].every((gap) => gap < 200)).toBe(true);
+		expect(times[2] - times[0]).toBeGreaterThanOrEqual(350);
+		expect(times[4] - times[2]).toBeGreaterThanOrEqual(350);
 		expect(sandbox().traffic().maxInFlight).toBeLessThanOrEqual(2);
 	});
 });
@@ -209,9 +211,11 @@ describe('What is sent again, and what never is', () => {
 		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 30, path: '/firm' });
 
 		const started = performance.now();
-		await runNode({ credentials: credentials(), parameters: { resource: 'firm', operation: 'get' }, cancelAfterMs: 300 });
+		const run = await runNode({ credentials: credentials(), parameters: { resource: 'firm', operation: 'get' }, cancelAfterMs: 300 });
 
 		expect(performance.now() - started).toBeLessThan(10_000); // not the 30 s asked
+		expect(run.json).toEqual([]);
+		expect(run.error?.message).toBe('This operation was aborted');
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 });

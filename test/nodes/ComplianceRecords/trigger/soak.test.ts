@@ -253,7 +253,8 @@ it.each([
 			// pages it read; only at the poll's first request, with no page to keep, does it fail.
 			const failed = !polls.at(-1)?.succeeded;
 			if (refused === 500) pollsRefused++;
-			expect({ round, refused, failed }).toEqual({ round, refused, failed: refused === 500 || (failed && refusedFirst) });
+			// Refused at the poll's first request, it waits and goes on or fails, as the poll's time allows.
+			expect({ round, refused, failed }).toEqual({ round, refused, failed: refused === 500 || (refusedFirst ? expect.any(Boolean) : false) });
 		}
 
 		// Quiet: poll until a poll is one request that emits nothing (everything drained).
