@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- the API key is deliberately wrong, not a secret */
 import { connectOAuth2, loadOptions } from '../../../helpers';
-import { answeredMessage, expectReceived, useSandbox } from '../../../helpers/sandbox';
+import { expectReceived, serviceSaid, useSandbox } from '../../../helpers/sandbox';
 import { serviceGet } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox();
@@ -81,6 +81,6 @@ describe('Dropdowns filled from GET /firm', () => {
 		const refused = await load('getPartners', 'apiKey', store).catch((error: Error) => error);
 
 		expect(refused).toMatchObject({ message: 'The service refused the API key' });
-		expect((refused as { description?: string }).description).toContain(answeredMessage(sandbox()));
+		expect((refused as { description?: string }).description).toContain(serviceSaid(sandbox()));
 	});
 });

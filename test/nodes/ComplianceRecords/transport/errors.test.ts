@@ -69,7 +69,7 @@ describe('Errors of the service, as the user sees them', () => {
 		const result = await run(getClient('any'), withKey(key));
 
 		expect(result.error?.message).toBe('The service refused the API key [item 0]');
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 		expect(result.error?.description).toContain(
 			"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the 'Compliance Records API' credential.",
 		);
@@ -84,7 +84,7 @@ describe('Errors of the service, as the user sees them', () => {
 		const result = await run(createClient(), withKey(key));
 
 		expect(result.error?.message).toBe('This credential is not allowed to do this [item 0]');
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
 		expectNoSecret(result.error, key);
 	});
@@ -93,7 +93,7 @@ describe('Errors of the service, as the user sees them', () => {
 		const result = await run({ resource: 'client', operation: 'update', clientId: 'gone-1', updateFields: { referenceNumber: 'X' } });
 
 		expect(result.error?.message).toBe('Client "gone-1" was not found [item 0]');
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 		expect(result.error?.description).toContain("Check 'Client ID': it may be mistyped, or belong to another firm than the credential's.");
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
@@ -105,7 +105,7 @@ describe('Errors of the service, as the user sees them', () => {
 		const result = await run({ ...getClient('gone-2'), authentication: 'oAuth2' }, store);
 
 		expect(result.error?.message).toBe('Client "gone-2" was not found [item 0]');
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
@@ -115,7 +115,7 @@ describe('Errors of the service, as the user sees them', () => {
 		const result = await run(getClient(otherId));
 
 		expect(result.error?.message).toBe(`Client "${otherId}" was not found [item 0]`);
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 	});
 
 	it('409: says the reference number is already in use, on create and on update', async () => {
@@ -208,7 +208,7 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.items).toHaveLength(4);
 		expect(result.items[0].json.id).toBe(first);
 		expect(result.items[1].error?.message).toBe('Client "missing-7" was not found [item 1]');
-		expect(result.items[1].error?.description).toContain(answeredMessage(sandbox(), 1));
+		expect(result.items[1].error?.description).toContain(serviceSaid(sandbox(), 1));
 		expect(result.items[2].json.id).toBe(second);
 		expect(result.items[3].error?.message).toBe(`'Client ID' ".." is not a valid ID [item 3]`);
 		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${first}`, '/clients/missing-7', `/clients/${second}`]);
@@ -224,7 +224,7 @@ describe("The service's words, whatever the shape of its error body", () => {
 		const result = await run(refusedCreate);
 
 		expect(result.error?.message).toBe('The service refused the request [item 0]');
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 	});
 
 	it.each(['problem', 'errors', 'nested'] as const)('%s body, through OAuth2 (thrown by n8n, not returned)', async (format) => {
@@ -235,7 +235,7 @@ describe("The service's words, whatever the shape of its error body", () => {
 		const result = await run({ ...refusedCreate, authentication: 'oAuth2' }, store);
 
 		expect(result.error?.message).toBe('The service refused the request [item 0]');
-		expect(result.error?.description).toContain(answeredMessage(sandbox()));
+		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 	});
 
 	it("an HTML page (a proxy's): summarised with its title and words, never dumped", async () => {

@@ -6,7 +6,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { requestError } from '../../../../nodes/ComplianceRecords/transport/errors';
 import { connectOAuth2, loadOptions, runNode, type CredentialStore } from '../../../helpers';
-import { answeredMessage, useSandbox } from '../../../helpers/sandbox';
+import { serviceSaid, useSandbox } from '../../../helpers/sandbox';
 import { serviceGet } from '../../../helpers/serviceApi';
 import { createTriggerPoller } from '../../../helpers/trigger';
 
@@ -193,7 +193,7 @@ describe('Other errors of the service, through OAuth2, say what the service said
 
 		expect(sandbox().requests()).toHaveLength(1);
 		expect(run.error?.message).toBe('The service refused the request [item 0]');
-		expect(run.error?.description).toContain(answeredMessage(sandbox()));
+		expect(run.error?.description).toContain(serviceSaid(sandbox()));
 	});
 
 	it('429 with Retry-After: sent again after the wait, in the action node and the trigger (n8n throws the answer)', async () => {
@@ -245,8 +245,8 @@ describe('Other errors of the service, through OAuth2, say what the service said
 
 		expect(run.items.map((item) => item.error?.message)).toEqual(['Client "missing-1" was not found [item 0]', 'Client "missing-2" was not found [item 1]']);
 		expect(run.items.map((item) => item.error?.description)).toEqual([
-			expect.stringContaining(answeredMessage(sandbox(), 0)),
-			expect.stringContaining(answeredMessage(sandbox(), 1)),
+			expect.stringContaining(serviceSaid(sandbox(), 0)),
+			expect.stringContaining(serviceSaid(sandbox(), 1)),
 		]);
 	});
 });

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { connectOAuth2, CredentialStore, credentialsFor, loadOptions, runNode } from '../../../helpers';
-import { answeredMessage, expectReceived, useSandbox } from '../../../helpers/sandbox';
+import { expectReceived, serviceSaid, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 2, apiPath: '/v1' });
 
@@ -150,7 +150,7 @@ describe('A redirect to another origin does not carry the credential', () => {
 		}).catch((error: Error) => error);
 
 		expect((refusal as Error).message).toBe('The service refused the OAuth2 connection');
-		expect((refusal as { description?: string }).description).toContain(answeredMessage(sandbox()));
+		expect((refusal as { description?: string }).description).toContain(serviceSaid(sandbox()));
 
 		expect(sandbox().requests().length).toBeGreaterThan(0);
 		for (const request of sandbox().requests()) expect(request.headers.authorization).toBeUndefined();

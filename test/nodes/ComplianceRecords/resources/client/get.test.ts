@@ -1,7 +1,7 @@
 import type { IDataObject, INodeParameterResourceLocator } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { expectReceived, serviceSaid, useSandbox } from '../../../../helpers/sandbox';
 import { clientIds, listAll, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 3 });
@@ -41,7 +41,7 @@ describe('Client > Get', () => {
 		const run = await get(' ../firm ');
 
 		expect(run.error?.message).toBe('Client "../firm" was not found [item 0]');
-		expect(run.error?.description).toContain(answeredMessage(sandbox()));
+		expect(run.error?.description).toContain(serviceSaid(sandbox()));
 		const requests = sandbox().requests();
 		expect(requests).toHaveLength(1);
 		expect(requests[0].url).toBe('/clients/..%2Ffirm');
@@ -145,7 +145,7 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 		const empty = await getPicked(picked('id', '={{ $json.id }}'), [{ id: ' ' }]);
 
 		expect(notFound.error?.message).toBe('Client "no-such-client" was not found [item 0]');
-		expect(notFound.error?.description).toContain(answeredMessage(sandbox(), 0));
+		expect(notFound.error?.description).toContain(serviceSaid(sandbox(), 0));
 		expect(notFound.error?.description).toContain("'Client'");
 		expect(empty.error?.message).toBe("'Client' is empty [item 0]");
 		expect(sandbox().requests()).toHaveLength(1);

@@ -5,7 +5,7 @@ import { startSandbox } from 'compliance-records-sandbox';
 
 import { connectOAuth2, credentialsFor, runNode, savedWorkflow, type CredentialStore } from '../../../../helpers';
 import { forwardingProxy, type ProxyAnswer } from '../../../../helpers/forwardingProxy';
-import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { expectReceived, serviceSaid, useSandbox } from '../../../../helpers/sandbox';
 import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../helpers/serviceApi';
 
 // 450 clients: one listing of the firm is three pages of 200 (the last one short) all through this file.
@@ -320,7 +320,7 @@ describe('Client > Create or Update', () => {
 		const run = await upsert({ referenceNumber: newReference(), entityType: 'import_uk_company', companyNumber: '99999999' });
 
 		expect(run.error?.message).toBe('The service refused the request [item 0]');
-		expect(run.error?.description).toContain(answeredMessage(sandbox()));
+		expect(run.error?.description).toContain(serviceSaid(sandbox()));
 		expect(sent()).toEqual(['POST /clients 400']);
 	});
 

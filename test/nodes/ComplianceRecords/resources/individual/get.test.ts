@@ -1,7 +1,7 @@
 import type { IDataObject, INodeParameterResourceLocator } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
-import { answeredMessage, expectReceived, useSandbox } from '../../../../helpers/sandbox';
+import { expectReceived, serviceSaid, useSandbox } from '../../../../helpers/sandbox';
 import { listAll, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 6 });
@@ -27,7 +27,7 @@ describe('Individual > Get', () => {
 		const run = await get('ind/404');
 
 		expect(run.error?.message).toBe('Individual "ind/404" was not found [item 0]');
-		expect(run.error?.description).toContain(answeredMessage(sandbox()));
+		expect(run.error?.description).toContain(serviceSaid(sandbox()));
 		expect(sandbox().requests()[0].url).toBe('/individuals/ind%2F404');
 	});
 });
@@ -55,7 +55,7 @@ describe('Individual > Get, version 2: the individual picked From List, By URL o
 		expect(runs.map((run) => run.json[0].id)).toEqual([first.id, second.id, first.id, second.id]);
 		expect(clientUrl.error?.message).toBe(`'Individual' "${links(client).web}" is not the URL of an individual [item 0]`);
 		expect(missing.error?.message).toBe('Individual "ind-404" was not found [item 0]');
-		expect(missing.error?.description).toContain(answeredMessage(sandbox()));
+		expect(missing.error?.description).toContain(serviceSaid(sandbox()));
 		expect(sandbox().requests().map((request) => request.url)).toEqual([
 			`/individuals/${String(first.id)}`,
 			`/individuals/${String(second.id)}`,
