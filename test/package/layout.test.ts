@@ -1,15 +1,14 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The layout of the nodes' folder (CONTRIBUTING.md, Layout): imports run one way, as the lint of
  * what is shipped enforces (`import-x/no-restricted-paths` in scripts/eslint.shipped.config.mjs,
  * run by `npm run lint`), and no two files outside resources/ share a name.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
-import { promisify } from 'node:util';
 
 import { PROJECT_ROOT } from '../helpers/pack';
+import { runScanner } from '../helpers/runScanner';
 
 const NODE_FOLDER = 'nodes/ComplianceRecords';
 
@@ -33,17 +32,9 @@ const imports: Array<[path: string, from: string, allowed: boolean]> = [
 	['Fixture.node.ts', './trigger/listing', true],
 ];
 
-const run = promisify(execFile);
-
-/** The errors the lint of what is shipped reports on each fixture, as "line:rule" (test/helpers/scanner.mjs). */
+/** The errors the lint of what is shipped reports on each fixture, as "line:rule". */
 async function shippedLint(fixtures: Array<{ path: string; text: string }>): Promise<string[][]> {
-	const pending = run(process.execPath, [join(PROJECT_ROOT, 'test', 'helpers', 'scanner.mjs')], {
-		cwd: PROJECT_ROOT,
-		env: { ...process.env, NODE_ENV: undefined },
-		maxBuffer: 16 * 1024 * 1024,
-	});
-	pending.child.stdin?.end(JSON.stringify({ fixtures }));
-	const answer = JSON.parse((await pending).stdout) as { fixtures: Array<{ project: string[] }> };
+	const answer = await runScanner<{ fixtures: Array<{ project: string[] }> }>({ fixtures });
 	return answer.fixtures.map((fixture) => fixture.project);
 }
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * What `npm publish` would publish, checked the way n8n checks a community package before it
  * lists it as verified: n8n's verification scanner (@n8n/scan-community-package) on the
@@ -6,12 +6,11 @@
  * the scanner reports in the files that are shipped, so that a mistake shows in `npm run lint`
  * first.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { pack, PROJECT_ROOT, type Packed } from '../helpers/pack';
+import { runScanner } from '../helpers/runScanner';
 
 interface ScanAnswer {
 	passed: boolean;
@@ -68,22 +67,6 @@ const fixtures = [
 	},
 ];
 
-const run = promisify(execFile);
-
-/**
- * Runs test/helpers/scanner.mjs (an ES module) in a child process, its temporary files in `tmp`.
- * Without jest's NODE_ENV=test, under which eslint-plugin-n8n-nodes-base checks made-up file names.
- */
-async function scanner(request: { tarball: string; source: string; fixtures: typeof fixtures }, tmp: string): Promise<ScannerAnswer> {
-	const pending = run(process.execPath, [join(PROJECT_ROOT, 'test', 'helpers', 'scanner.mjs')], {
-		cwd: PROJECT_ROOT,
-		env: { ...process.env, NODE_ENV: undefined, TMPDIR: tmp, TEMP: tmp, TMP: tmp },
-		maxBuffer: 16 * 1024 * 1024,
-	});
-	pending.child.stdin?.end(JSON.stringify(request));
-	return JSON.parse((await pending).stdout) as ScannerAnswer;
-}
-
 /** The files n8n's scanner is to lint in the source: package.json, and nodes/ and credentials/'s .js, .ts, .json. */
 function sourceFiles(): number {
 	const inFolder = (folder: string) =>
@@ -98,7 +81,7 @@ let answer: ScannerAnswer;
 
 beforeAll(async () => {
 	packed = await pack();
-	answer = await scanner({ tarball: packed.folder, source: PROJECT_ROOT, fixtures }, join(packed.folder, '..'));
+	answer = await runScanner<ScannerAnswer>({ tarball: packed.folder, source: PROJECT_ROOT, fixtures }, join(packed.folder, '..'));
 }, 120_000);
 
 afterAll(() => packed?.remove());
