@@ -300,9 +300,11 @@ export async function executeWorkflow(options: N8nOptions, workflowId: string): 
 }
 
 function n8nEnv(options: N8nOptions, brokerPort: number): NodeJS.ProcessEnv {
-	// Not jest's NODE_ENV=test: n8n then behaves as in its own unit tests and refuses to start.
+	// Not jest's NODE_ENV=test: n8n then behaves as in its own unit tests and refuses to start. Nor
+	// the engine tests' silent log level (helpers/engine.ts): `n8n execute` prints its run through it.
 	const environment = { ...process.env };
 	delete environment.NODE_ENV;
+	delete environment.N8N_LOG_LEVEL;
 	return {
 		...environment,
 		N8N_USER_FOLDER: options.userFolder,
