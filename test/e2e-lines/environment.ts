@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 
-import type { Sandbox } from 'compliance-records-sandbox';
+import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import { untilFirstPoll } from '../helpers/n8n/delivery';
 import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson, type WorkflowNode } from '../helpers/n8n/demo';
 import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, saveAndRun, signedInAt } from '../helpers/n8n/e2eSuite';
@@ -141,3 +141,42 @@ export const runWorkflow = async (version: string, workflow: WorkflowJson): Prom
 	await saveAndRun(await signedIn(version), line(version).options, newWorkflow(version, workflow));
 
 export const { sandboxControl, sandboxRequests } = sandboxControlsAt(() => lines().sandbox.baseUrl);
+
+export type NodeCredentials = Record<string, { id: string; name: string }>;
+
+const actionNode = (name: string, parameters: Record<string, unknown>, credentials: NodeCredentials, x: number): WorkflowNode => ({
+	id: name.toLowerCase(),
+	name,
+	type: ACTION_NODE,
+	typeVersion: 1,
+	position: [x, 0],
+	parameters,
+	credentials,
+});
+
+/**
+ * Runs Run → (List →) Operation in a line's n8n: the operation with `parameters` and
+ * `credentials`; List, when asked, a Get Many of `list.limit` clients whose items the operation
+ * takes. Returns the run and every request the sandbox received meanwhile (the triggers poll
+ * too: callers keep their own).
+ */
+export async function runOperation(
+	version: string,
+	parameters: Record<string, unknown>,
+	credentials: NodeCredentials,
+	list?: { limit: number; credentials: NodeCredentials },
+): Promise<{ run: ExecutionRun; requests: LoggedRequest[] }> {
+	const before = (await sandboxRequests()).length;
+	const authentication = 'complianceRecordsOAuth2Api' in credentials ? 'oAuth2' : 'apiKey';
+	const operation = actionNode('Operation', { authentication, ...parameters }, credentials, 480);
+	const listNode = list && actionNode('List', { resource: 'client', operation: 'getAll', limit: list.limit }, list.credentials, 240);
+	const run = await runWorkflow(version, {
+		name: `Operation run ${Date.now()}`,
+		nodes: [{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, ...(listNode ? [listNode] : []), operation],
+		connections: listNode
+			? { Run: { main: [[{ node: 'List', type: 'main', index: 0 }]] }, List: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } }
+			: { Run: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	return { run, requests: (await sandboxRequests()).slice(before) };
+}

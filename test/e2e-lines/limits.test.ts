@@ -9,10 +9,8 @@
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import { nodeOutput, type ExecutionRun } from '../helpers/n8n/instance';
 import { newApiKeyCredential } from '../helpers/sandboxControl';
-import { clientIds } from '../helpers/serviceApi';
-import { ACTION_NODE, line, lines, runWorkflow, sandboxControl, sandboxRequests, signedIn, VERSIONS } from './environment';
-
-type NodeCredentials = Record<string, { id: string; name: string }>;
+import { clientIds, lastNameOf } from '../helpers/serviceApi';
+import { line, lines, type NodeCredentials, runOperation, sandboxControl, signedIn, VERSIONS } from './environment';
 
 let batch = 0;
 
@@ -30,34 +28,15 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 		await sandboxControl('DELETE', '/faults');
 	});
 
-	/** Runs the workflow Run → (List →) Operation, the operation given `parameters`; the requests it made with the test's key. */
+	/** Runs Run → (List →) Operation, the operation given `parameters`; the requests it made with the test's key. */
 	async function run(
 		parameters: Record<string, unknown>,
 		options: { listFirst?: number; nodeCredentials?: NodeCredentials } = {},
 	): Promise<{ run: ExecutionRun; requests: LoggedRequest[] }> {
-		const before = (await sandboxRequests()).length;
 		const nodeCredentials = options.nodeCredentials ?? credentials;
-		const authentication = 'complianceRecordsOAuth2Api' in nodeCredentials ? 'oAuth2' : 'apiKey';
-		const operation = { id: 'operation', name: 'Operation', type: ACTION_NODE, typeVersion: 1, position: [480, 0], parameters: { authentication, ...parameters }, credentials: nodeCredentials };
-		const list = options.listFirst && {
-			id: 'list',
-			name: 'List',
-			type: ACTION_NODE,
-			typeVersion: 1,
-			position: [240, 0],
-			parameters: { resource: 'client', operation: 'getAll', limit: options.listFirst },
-			credentials,
-		};
-		const result = await runWorkflow(version, {
-			name: `Limits run ${Date.now()}`,
-			nodes: [{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, ...(list ? [list] : []), operation],
-			connections: list
-				? { Run: { main: [[{ node: 'List', type: 'main', index: 0 }]] }, List: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } }
-				: { Run: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		});
-		const requests = (await sandboxRequests()).slice(before);
-		const bearer = authentication === 'apiKey' ? `Bearer ${apiKey}` : undefined;
+		const list = options.listFirst ? { limit: options.listFirst, credentials } : undefined;
+		const { run: result, requests } = await runOperation(version, parameters, nodeCredentials, list);
+		const bearer = 'complianceRecordsApi' in nodeCredentials ? `Bearer ${apiKey}` : undefined;
 		return { run: result, requests: requests.filter((request) => (bearer ? request.headers.authorization === bearer : request.path === '/firm')) };
 	}
 
@@ -69,7 +48,6 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 		firstName: 'Ada',
 		lastName: `={{ "${prefix} " + $json.id }}`,
 	});
-	const lastNameOf = (request: LoggedRequest) => (request.body as { entity: { lastName: string } }).entity.lastName;
 
 	test('a bulk Create behind a rate limit creates each client exactly once', async () => {
 		const prefix = `Limited ${version} ${++batch}`;

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The package on n8n 1.123.81 and 2.40.7 (see environment.ts): every operation with the API key
  * credential; OAuth2 whose access token expired, refreshed by n8n in a run and in a dropdown; the
@@ -6,6 +6,8 @@
  * OAuth2 grant asking to reconnect. One file, so that these run in this order: revoking the
  * grant comes last.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import { countDelivery, triggerEmissions, type Change } from '../helpers/n8n/delivery';
 import { nodeOutput, waitFor, type ExecutionRun } from '../helpers/n8n/instance';
@@ -15,6 +17,8 @@ import {
 	ACTION_NODE,
 	line,
 	lines,
+	type NodeCredentials,
+	runOperation,
 	runWorkflow,
 	sandboxControl,
 	sandboxRequests,
@@ -23,8 +27,6 @@ import {
 	TRIGGER_NAME,
 	VERSIONS,
 } from './environment';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until any access token issued before now has expired. */
 const outliveTokens = () => sleep((TOKEN_TTL_SECONDS + 1) * 1000);
@@ -39,41 +41,20 @@ describe.each(VERSIONS)('n8n %s: every operation of the action node, with the AP
 	});
 });
 
-type NodeCredentials = Record<string, { id: string; name: string }>;
-
 /** Runs one operation with a credential (the line's OAuth2 one unless given); returns the run and the requests it made to `path`. */
-async function runOperation(
+async function runOn(
 	version: string,
 	parameters: Record<string, unknown> = { resource: 'firm', operation: 'get' },
 	path = '/firm',
 	credentials: NodeCredentials = { complianceRecordsOAuth2Api: line(version).oAuth2 },
 ): Promise<{ run: ExecutionRun; requests: LoggedRequest[] }> {
-	const before = (await sandboxRequests()).length;
-	const authentication = 'complianceRecordsOAuth2Api' in credentials ? 'oAuth2' : 'apiKey';
-	const run = await runWorkflow(version, {
-		name: `Operation run ${Date.now()}`,
-		nodes: [
-			{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{
-				id: 'operation',
-				name: 'Operation',
-				type: ACTION_NODE,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: { authentication, ...parameters },
-				credentials,
-			},
-		],
-		connections: { Run: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
+	const { run, requests } = await runOperation(version, parameters, credentials);
 	// The triggers poll /clients meanwhile; this run alone asks for `path`.
-	const requests = (await sandboxRequests()).slice(before).filter((request) => request.path === path);
-	return { run, requests };
+	return { run, requests: requests.filter((request) => request.path === path) };
 }
 
 const runWithOAuth2 = (version: string, parameters?: Record<string, unknown>, path?: string) =>
-	runOperation(version, parameters, path);
+	runOn(version, parameters, path);
 
 const bearer = (request: LoggedRequest) => String(request.headers.authorization);
 
@@ -135,7 +116,7 @@ describe.each(VERSIONS)("n8n %s: the service's words, whatever the shape of its 
 	test.each(['problem', 'errors', 'nested', 'text', 'html'])('%s, with an API key (the answer comes back whole)', async (format) => {
 		await sandboxControl('POST', '/error-format', { format });
 
-		const { run, requests } = await runOperation(version, missing, '/clients/no-such-client', apiKey);
+		const { run, requests } = await runOn(version, missing, '/clients/no-such-client', apiKey);
 
 		expect(run.data.resultData.error?.message).toBe('Client "no-such-client" was not found [item 0]');
 		expect(run.data.resultData.error?.description).toContain(String(requests.at(-1)?.errorMessage));

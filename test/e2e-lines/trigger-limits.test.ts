@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * The published trigger (Client Created or Modified) meeting a 429 in the middle of a listing, on
  * n8n 1.123.81 and 2.40.7 at once (see environment.ts): 450 changes, so that the next poll lists
@@ -10,6 +10,8 @@
  * page would be asked again after the node's own wait instead of the Retry-After, as
  * limits.test.ts shows for the action node.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import { countDelivery, triggerEmissions, type Change } from '../helpers/n8n/delivery';
 import { everyMinuteTrigger } from '../helpers/n8n/demo';
@@ -23,8 +25,6 @@ const RETRY_AFTER_SECONDS = 5;
 /** 450 changes, each to a client of its own: more than two pages of the trigger's listing. */
 const TOUCHED = 250;
 const CREATED = 200;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Watching {
 	version: string;

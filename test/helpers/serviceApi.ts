@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type { IDataObject } from 'n8n-workflow';
-import type { Sandbox } from 'compliance-records-sandbox';
+import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 
 /*
  * The service called directly with the firm's API key, as the firm's users and other systems
@@ -84,3 +84,6 @@ export async function listAll(sandbox: ServiceAccess, path = '/clients'): Promis
 export async function clientIds(sandbox: ServiceAccess): Promise<string[]> {
 	return (await listAll(sandbox)).map((client) => client.id as string);
 }
+
+/** The last name of the individual a logged client creation (POST /clients) asked for. */
+export const lastNameOf = (request: LoggedRequest): string => (request.body as { entity: { lastName: string } }).entity.lastName;

@@ -1,10 +1,9 @@
-import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MAX_IN_FLIGHT, MAX_TRIES } from '../../../../nodes/ComplianceRecords/transport/pacing';
 import { runNode } from '../../../helpers';
 import { serviceSaid, useSandbox } from '../../../helpers/sandbox';
-import { clientIds } from '../../../helpers/serviceApi';
+import { clientIds, lastNameOf } from '../../../helpers/serviceApi';
 import { pageHookProxy } from '../../../helpers/trigger';
 
 /*
@@ -38,7 +37,6 @@ const create: INodeParameters = {
 };
 
 const posts = () => sandbox().requests().filter((request) => request.method === 'POST');
-const lastNameOf = (request: LoggedRequest) => (request.body as { entity: { lastName: string } }).entity.lastName;
 
 /** How often each client was created (answered 201), by last name. */
 function createdCounts(): Map<string, number> {
