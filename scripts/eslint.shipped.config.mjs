@@ -40,7 +40,7 @@ export default defineConfig(
 				{
 					basePath: 'nodes/ComplianceRecords',
 					zones: [
-						layer('resources', ['resources', 'descriptions', 'helpers']),
+						layer('resources', ['resources', 'descriptions', 'helpers', 'transport']),
 						layer('descriptions', ['descriptions', 'helpers', 'transport']),
 						layer('methods', ['helpers', 'transport']),
 						layer('trigger', ['trigger', 'descriptions', 'helpers', 'transport']),

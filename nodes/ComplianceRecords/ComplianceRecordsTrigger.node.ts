@@ -14,7 +14,8 @@ import { PollBudget } from './trigger/budget';
 import { triggerProperties } from './trigger/description';
 import { determinationCompletedAt, type EventTime, modifiedAt, pollChanges } from './trigger/events/changes';
 import { pollReviewDue } from './trigger/events/reviewDue';
-import { type Client, fetchFullClient } from './trigger/listing';
+import { fetchFullClient } from './trigger/listing';
+import type { Client } from './trigger/validation';
 import {
 	activationCopyKey,
 	commitState,

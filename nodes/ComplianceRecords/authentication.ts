@@ -1,6 +1,6 @@
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
-import { credentialTypeFor } from './transport/credentials';
+import { credentialTypeFor } from './transport/request';
 
 /** Both nodes' 'Authentication' parameter and the credential each choice requires. */
 

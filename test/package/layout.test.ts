@@ -26,6 +26,7 @@ const imports: Array<[path: string, from: string, allowed: boolean]> = [
 	['resources/client/fixture.ts', '../../trigger/listing', false],
 	['resources/client/fixture.ts', '../../methods/listSearch', false],
 	['resources/client/fixture.ts', '../../descriptions/fields', true],
+	['resources/client/fixture.ts', '../../transport/paging', true],
 	['trigger/fixture.ts', '../methods/loadOptions', false],
 	['trigger/fixture.ts', '../resources/client/get', false],
 	['trigger/fixture.ts', '../descriptions/outputFields', true],

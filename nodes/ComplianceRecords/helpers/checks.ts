@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { itemError } from '../transport/itemError';
+import { itemError } from '../transport/errors';
 
 /* Checks before any request, naming the field: each throws, or returns the value as the service wants it. */
 

@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { itemError } from '../transport/itemError';
+import { itemError } from '../transport/errors';
 import { type InputPosition, invalid, text } from './checks';
 
 export const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -5,7 +5,7 @@ import type {
 	ILoadOptionsFunctions,
 	PreSendAction,
 } from 'n8n-workflow';
-import { itemError } from '../transport/itemError';
+import { itemError } from '../transport/errors';
 import { serviceRequest } from '../transport/request';
 import { executionPacer, sharedInExecution } from './execution';
 

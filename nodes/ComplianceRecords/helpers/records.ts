@@ -1,6 +1,13 @@
-import type { INode } from 'n8n-workflow';
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INode,
+	INodeParameterResourceLocator,
+	PreSendAction,
+} from 'n8n-workflow';
 
-import { itemError } from '../transport/itemError';
+import { itemError } from '../transport/errors';
+import { checkId } from './checks';
 
 /** The record an operation reads or changes: one parameter, an ID field in version 1, a picker from 2. */
 export interface RecordParameter {
@@ -51,4 +58,30 @@ export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode
 		);
 	}
 	return id;
+}
+
+/**
+ * The ID the user gave for the record, whatever the node's version and the picker's mode. A URL
+ * is read here rather than by n8n's extractValue, whose refusal ("ERROR: Client parameter's value
+ * is invalid...") names no item and says nothing of what to paste.
+ */
+export function recordIdOf(context: IExecuteSingleFunctions, record: RecordParameter): unknown {
+	// What n8n's extractValue takes for a picker's value: any object with a mode and a value.
+	const given = context.getNodeParameter(record.parameter, '') as Partial<INodeParameterResourceLocator>;
+	if (typeof given === 'object' && given?.mode === 'url') {
+		return idInRecordUrl(given.value, record, context.getNode(), context.getItemIndex());
+	}
+	return context.getNodeParameter(record.parameter, '', { extractValue: true });
+}
+
+/** The path of one record, its ID checked and URL-encoded so it cannot reach another path. */
+export function recordUrl(collectionPath: string, record: RecordParameter): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const id = checkId(recordIdOf(this, record), fieldNameOf(this.getNode(), record), {
+			node: this.getNode(),
+			itemIndex: this.getItemIndex(),
+		});
+		requestOptions.url = `${collectionPath}/${encodeURIComponent(id)}`;
+		return requestOptions;
+	};
 }

@@ -1,9 +1,31 @@
-import type { Failure, IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
-import { ExecutionBaseError, NodeApiError } from 'n8n-workflow';
+import type { Failure, INode, JsonObject } from 'n8n-workflow';
+import { ExecutionBaseError, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Authentication } from './credentials';
-import { withItem } from './itemError';
-import { headerOf, isObject } from './response';
+import { retryAfterMs, type ServiceAnswer, serviceWords } from './answers';
+import {
+	answerIn,
+	CLOSED_EARLY,
+	FAILURE_OF_STATUS,
+	failureOf,
+	MAY_HAVE_ARRIVED,
+	networkCode,
+	refusedRefresh,
+	type Sending,
+	type ThrownError,
+	UNREACHABLE,
+	unwrapped,
+} from './failures';
+import type { Authentication } from './request';
+
+/** A message about one input item ends in `[item N]` (n8n's UX guidelines); a poll's has no item. */
+export function withItem(message: string, itemIndex: number | undefined): string {
+	return itemIndex === undefined ? message : `${message} [item ${itemIndex}]`;
+}
+
+/** The error of one input item, shown by n8n on that item: what went wrong, and what to do. */
+export function itemError(node: INode, itemIndex: number | undefined, message: string, description: string): NodeOperationError {
+	return new NodeOperationError(node, withItem(message, itemIndex), { itemIndex, description });
+}
 
 /** The record a request was about, so "not found" can name it and the field it came from. */
 export interface RecordRef {
@@ -27,13 +49,6 @@ export interface ErrorContext {
 	timeoutAdvice?: string;
 }
 
-/** An HTTP answer with an error status, as received. */
-export interface ServiceAnswer {
-	status: number;
-	body: unknown;
-	headers: IDataObject;
-}
-
 const HIDDEN = '**hidden**';
 /** The most characters of the service's words an error description quotes. */
 const MAX_QUOTED_CHARS = 300;
@@ -47,135 +62,9 @@ function redact(text: string, secrets: string[]): string {
 	return redacted;
 }
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
-
 function shortened(text: string): string {
 	return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS - 1)}…` : text;
 }
-
-/* The service's words in the common error bodies of JSON APIs: a message at the top or nested, a
- * list of errors, RFC 9457 problem details. The keys are tried in this order. */
-const MESSAGE_KEYS = ['detail', 'message', 'error_description', 'errorMessage', 'description', 'msg', 'reason', 'error', 'title'];
-const LIST_KEYS = ['errors', 'invalid-params', 'invalid_params', 'violations', 'details'];
-const FIELD_KEYS = ['field', 'param', 'parameter', 'pointer', 'path', 'name', 'property'];
-const MAX_LISTED = 3;
-
-function fieldOf(entry: IDataObject): string | undefined {
-	const source = isObject(entry.source) ? entry.source : {};
-	const found = [...FIELD_KEYS.map((key) => entry[key]), source.pointer, source.parameter].find(
-		(value) => typeof value === 'string' && value.trim() !== '',
-	);
-	if (found !== undefined) return String(found);
-	return Array.isArray(entry.loc) ? entry.loc.join('.') : undefined;
-}
-
-function listed(entries: unknown[], depth: number): string | undefined {
-	const parts = entries
-		.map((entry) => {
-			const words = wordsInJson(entry, depth + 1);
-			const field = isObject(entry) ? fieldOf(entry) : undefined;
-			return words && field && !words.includes(field) ? `${field}: ${words}` : words;
-		})
-		.filter((part): part is string => part !== undefined);
-	if (parts.length === 0) return undefined;
-	const more = parts.length > MAX_LISTED ? ` (and ${parts.length - MAX_LISTED} more)` : '';
-	return parts.slice(0, MAX_LISTED).join('; ') + more;
-}
-
-function wordsInJson(value: unknown, depth = 0): string | undefined {
-	if (depth > 4) return undefined;
-	if (typeof value === 'string') return oneLine(value) || undefined;
-	if (Array.isArray(value)) return listed(value, depth);
-	if (!isObject(value)) return undefined;
-	const message = MESSAGE_KEYS.map((key) => value[key])
-		.map((candidate) => (typeof candidate === 'string' || typeof candidate === 'object' ? wordsInJson(candidate, depth + 1) : undefined))
-		.find((words) => words !== undefined);
-	const list = LIST_KEYS.map((key) => value[key])
-		.filter((candidate) => Array.isArray(candidate) || isObject(candidate))
-		.map((candidate) => (Array.isArray(candidate) ? listed(candidate, depth) : wordsInJson(candidate, depth + 1)))
-		.find((words) => words !== undefined);
-	if (message && list && !message.includes(list)) return `${message}: ${list}`;
-	return message ?? list;
-}
-
-const decodeEntities = (text: string) =>
-	text
-		.replace(/&nbsp;/gi, ' ')
-		.replace(/&lt;/gi, '<')
-		.replace(/&gt;/gi, '>')
-		.replace(/&quot;/gi, '"')
-		.replace(/&#39;|&apos;/gi, "'")
-		.replace(/&amp;/gi, '&');
-
-function textOfElement(html: string, tag: string): string | undefined {
-	const match = new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(html);
-	const text = match && oneLine(decodeEntities(match[1].replace(/<[^>]*>/g, ' ')));
-	return text || undefined;
-}
-
-/** An HTML page (a proxy's or gateway's, usually) summarised: its title or heading, and its first paragraph. */
-function htmlSummary(html: string): string {
-	const page = html.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, '');
-	const heading = textOfElement(page, 'title') ?? textOfElement(page, 'h1');
-	const paragraph = textOfElement(page, 'p');
-	const said = [heading, paragraph && paragraph !== heading ? paragraph : undefined].filter(Boolean).join(': ');
-	return `${said || 'a page with no title'} (an HTML page, likely from a proxy or gateway in front of the service)`;
-}
-
-const looksLikeHtml = (text: string, contentType: string) =>
-	/html/i.test(contentType) || /^\s*<(!doctype|html|head|body)\b/i.test(text);
-
-/** The service's own words in an error answer, whatever the shape of its body; undefined when it has none. */
-export function serviceWords(answer: Pick<ServiceAnswer, 'body' | 'headers'>): string | undefined {
-	const { headers } = answer;
-	const body = answer.body instanceof Uint8Array ? Buffer.from(answer.body).toString('utf8') : answer.body;
-	if (typeof body !== 'string') return wordsInJson(body);
-	const contentType = String(headerOf(headers, 'content-type') ?? '');
-	if (looksLikeHtml(body, contentType)) return htmlSummary(body);
-	if (/^\s*[[{]/.test(body)) {
-		try {
-			return wordsInJson(JSON.parse(body));
-		} catch {
-			// Not JSON after all: the text as it is.
-		}
-	}
-	return oneLine(body) || undefined;
-}
-
-/**
- * The wait Retry-After asks for, in ms (RFC 9110): a number of seconds, or an HTTP date, read
- * against the answer's own Date when it has one (the service's clock) and the host's otherwise.
- */
-export function retryAfterMs(headers: IDataObject): number | undefined {
-	const value = String(headerOf(headers, 'retry-after') ?? '').trim();
-	if (/^\d+$/.test(value)) return Number(value) * 1000;
-	const until = Date.parse(value);
-	if (!value || Number.isNaN(until)) return undefined;
-	const now = Date.parse(String(headerOf(headers, 'date') ?? ''));
-	return Math.max(0, until - (Number.isNaN(now) ? Date.now() : now));
-}
-
-/** What the retry rules (pacing.ts) did with a request before it failed for good. */
-export interface Sending {
-	method: string;
-	/** How often it was sent; 0 when the service had already asked every request to wait too long. */
-	tries: number;
-	/** A wait the service asked for that the node did not make: longer than the node waits, or than the trigger's poll had left. */
-	declined?: { askedMs: number; allowedMs: number; byPoll: boolean };
-}
-
-/** A request's last failure (its `cause`) and what the retry rules did, on its way to {@link requestError}. */
-export class FailedRequest extends Error {
-	constructor(
-		cause: unknown,
-		readonly sending: Sending,
-	) {
-		super('The request to the service failed', { cause });
-	}
-}
-
-const unwrapped = (error: unknown): { cause: unknown; sending?: Sending } =>
-	error instanceof FailedRequest ? { cause: error.cause, sending: error.sending } : { cause: error };
 
 const plural = (count: number, unit: string) => `${count.toLocaleString('en-US')} ${unit}${count === 1 ? '' : 's'}`;
 
@@ -185,36 +74,6 @@ export function inWords(ms: number): string {
 	if (seconds < 120) return plural(seconds, 'second');
 	const minutes = Math.round(seconds / 60);
 	return minutes < 120 ? plural(minutes, 'minute') : plural(Math.round(minutes / 60), 'hour');
-}
-
-/** What a failure proves, for n8n (its poll scheduler backs a trigger off by it); nothing when it proves nothing. */
-const FAILURE_OF_STATUS: Record<number, Failure['cause']> = {
-	401: 'credential-invalid',
-	429: 'rate-limited',
-	502: 'temporarily-unavailable',
-	503: 'temporarily-unavailable',
-	504: 'temporarily-unavailable',
-};
-
-/** Network codes of a service that could not be reached at all: nothing was sent. */
-export const UNREACHABLE = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
-
-/** The connection closed before the answer: the request may have arrived. */
-export const CLOSED_EARLY = ['ECONNRESET', 'EPIPE'];
-
-/** Codes after which a request may have reached the service: it timed out, or the connection closed early. */
-const MAY_HAVE_ARRIVED = ['ECONNABORTED', 'ETIMEDOUT', ...CLOSED_EARLY];
-
-function failureOf(cause: Failure['cause'] | undefined, waitMs: number | undefined): Failure | undefined {
-	if (cause === undefined) return undefined;
-	if (cause === 'rate-limited' || cause === 'temporarily-unavailable') return { cause, ...(waitMs && { retryAfterMs: waitMs }) };
-	return { cause } as Failure;
-}
-
-/** Whether an error of this package says the service is limiting requests or briefly unavailable: a wait can help. */
-export function isTemporary(error: unknown): boolean {
-	const cause = (error as { failure?: Failure }).failure?.cause;
-	return cause === 'rate-limited' || cause === 'temporarily-unavailable';
 }
 
 interface Explanation {
@@ -317,61 +176,6 @@ function apiError(node: INode, { message, advice, failure }: Explanation, contex
 	return error;
 }
 
-/** An error status that came back as a response (API key requests), on its way to {@link requestError}. */
-export class ErrorStatus extends Error {
-	constructor(readonly answer: ServiceAnswer) {
-		super(`HTTP ${answer.status}`);
-	}
-}
-
-/** Throws a response with an error status as an {@link ErrorStatus}; a success passes. */
-export function throwErrorStatus(response: IN8nHttpFullResponse): void {
-	if (response.statusCode >= 400) {
-		throw new ErrorStatus({ status: response.statusCode, body: response.body, headers: (response.headers ?? {}) as IDataObject });
-	}
-}
-
-/**
- * What n8n's error keeps of a request that failed; it differs between n8n lines. n8n 2.x keeps
- * the HTTP client's error in `cause`; n8n 1.x only the status (or the network code) in
- * `httpCode` and a JSON object body in `context.data`: no headers, no text body.
- */
-interface ThrownError {
-	message?: unknown;
-	httpCode?: unknown;
-	context?: { data?: unknown };
-	cause?: {
-		code?: unknown;
-		message?: unknown;
-		body?: { error?: unknown };
-		response?: { status?: unknown; data?: unknown; headers?: IDataObject };
-	};
-}
-
-/**
- * The answer with an error status that a request's failure carries, however it came: an
- * {@link ErrorStatus} (API key) or n8n's thrown error (OAuth2); undefined for any other failure.
- */
-export function answerIn(error: unknown): ServiceAnswer | undefined {
-	const { cause } = unwrapped(error);
-	if (cause instanceof ErrorStatus) return cause.answer;
-	const thrown = cause as ThrownError;
-	const response = thrown.cause?.response;
-	const status = Number(response?.status ?? thrown.httpCode);
-	if (!Number.isInteger(status) || status < 400 || status > 599) return undefined;
-	return response
-		? { status, body: response.data, headers: response.headers ?? {} }
-		: { status, body: thrown.context?.data, headers: {} };
-}
-
-/** The network code of a request that got no answer (ECONNREFUSED, ETIMEDOUT...), however n8n carries it. */
-export function networkCode(error: unknown): string | undefined {
-	const thrown = unwrapped(error).cause as ThrownError;
-	return [thrown.cause?.code, thrown.httpCode].find(
-		(code): code is string => typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code),
-	);
-}
-
 function explainNetwork(code: string, context: ErrorContext): Explanation | undefined {
 	const check = "Check the credential's 'Base URL' and that the service is up, then run the node again.";
 	const unreachable = failureOf('temporarily-unavailable', undefined);
@@ -395,14 +199,6 @@ function explainNetwork(code: string, context: ErrorContext): Explanation | unde
 		};
 	}
 	return undefined;
-}
-
-/**
- * Whether n8n's OAuth2 client failed to renew the token: the authorization server refused it
- * (its error carries the code EAUTH; n8n 1.x keeps only that code, 2.x the whole error).
- */
-function refusedRefresh(thrown: ThrownError): boolean {
-	return thrown.httpCode === 'EAUTH' || (thrown.cause?.code === 'EAUTH' && typeof thrown.cause.body?.error === 'string');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
-import { answerIn, CLOSED_EARLY, FailedRequest, networkCode, retryAfterMs, type Sending, UNREACHABLE } from './errors';
+import { retryAfterMs } from './answers';
+import { answerIn, CLOSED_EARLY, FailedRequest, networkCode, type Sending, UNREACHABLE } from './failures';
 
 /*
  * The one rule for what is sent again, and how fast an execution sends: every request of both

@@ -1,6 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { itemError } from './itemError';
+import { itemError } from './errors';
 
 /** The service's largest page (spec §8): the fewest requests. */
 export const MAX_PAGE_SIZE = 200;

@@ -13,8 +13,8 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { insecureUrlProblem, SERVICE_HEADERS, trimmedUrl } from '../../../shared/service';
-import { type Authentication, credentialTypeFor } from './credentials';
-import { type ErrorContext, type RecordRef, requestError, throwErrorStatus } from './errors';
+import { type ErrorContext, type RecordRef, requestError } from './errors';
+import { throwErrorStatus } from './failures';
 import { type Pacing, sendWithRetries } from './pacing';
 
 /**
@@ -22,6 +22,13 @@ import { type Pacing, sendWithRetries } from './pacing';
  * (the action node's declarative routing, or {@link serviceRequest} for the trigger, the
  * dropdowns and lookups), and the one mapping of what a request throws (errors.ts).
  */
+
+/** Which credential a request uses: both nodes' 'Authentication' parameter picks one of two types. */
+export type Authentication = 'apiKey' | 'oAuth2';
+
+export function credentialTypeFor(authentication: Authentication): string {
+	return authentication === 'oAuth2' ? 'complianceRecordsOAuth2Api' : 'complianceRecordsApi';
+}
 
 /** How long a request may wait for the service, unless the user sets another (n8n's own default is 300 s). */
 export const DEFAULT_TIMEOUT_MS = 30_000;

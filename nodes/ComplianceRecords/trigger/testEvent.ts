@@ -1,7 +1,8 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
 import type { PollBudget } from './budget';
-import { type Client, listClients } from './listing';
+import { listClients } from './listing';
+import type { Client } from './validation';
 
 /* Fetch Test Event: an event moves lastModifiedAt, so the newest events of the first span holding
  * enough are the firm's newest. The saved state is never touched. */

@@ -12,7 +12,7 @@ import {
 	reviewWindow,
 } from '../../helpers/dates';
 import { instantInQuery } from '../../helpers/preSend';
-import { listRouting } from '../../helpers/routing';
+import { listRouting } from '../../helpers/lists';
 
 /** The review filters, applied while paging: the service has no date filter, so every client listed is read. */
 function reviewDueFilter(this: IExecuteSingleFunctions) {

@@ -5,7 +5,7 @@ import * as create from './create';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as update from './update';
-import * as upsert from './upsert';
+import * as upsert from './upsert/upsert';
 
 export const clientDescription: INodeProperties[] = [
 	operationPicker('client', 'get', [

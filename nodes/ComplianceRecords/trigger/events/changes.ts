@@ -3,7 +3,9 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { COMMIT_LAG_MS, watermarkAfter } from '../../helpers/serviceTime';
 import type { PollBudget } from '../budget';
 import { clientKey } from '../clientKeys';
-import { type Client, fullClientOrStop, serviceTime, sweep, type Sweep, timestampOf } from '../listing';
+import { serviceTime } from '../listing';
+import { fullClientOrStop, sweep, type Sweep } from '../sweep';
+import { type Client, timestampOf } from '../validation';
 import {
 	completeCursor,
 	type HandledChange,

@@ -4,7 +4,8 @@ import { calendarDate, reviewWindow } from '../../helpers/dates';
 import { watermarkAfter } from '../../helpers/serviceTime';
 import type { PollBudget } from '../budget';
 import { DueMemory } from '../dueMemory';
-import { type Client, fullClientOrStop, sweep, type Sweep } from '../listing';
+import { fullClientOrStop, sweep, type Sweep } from '../sweep';
+import type { Client } from '../validation';
 
 /* Review Due: a client whose nextReviewDate lies from today to today + N days (docs/trigger.md, "Review Due"). */
 

@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation, textField } from '../../descriptions/fields';
-import { outputFields } from '../../descriptions/outputFields';
-import { createOrUpdate, REFERENCE_NUMBER } from '../../helpers/referenceNumbers';
-import { paginationRouting } from '../../helpers/routing';
-import { additionalClientFields, newClientFields } from './create';
+import { forOperation, textField } from '../../../descriptions/fields';
+import { outputFields } from '../../../descriptions/outputFields';
+import { paginationRouting } from '../../../helpers/routing';
+import { additionalClientFields, newClientFields } from '../create';
+import { createOrUpdate, REFERENCE_NUMBER } from './createOrUpdate';
 
 /** POST /clients, and on a taken reference number PATCH /clients/{id} of the client holding it. */
 export const routing = paginationRouting({ method: 'POST', url: '/clients' }, createOrUpdate);

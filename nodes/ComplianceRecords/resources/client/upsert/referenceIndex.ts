@@ -1,9 +1,8 @@
 import { createHash, createHmac } from 'crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
-import { credentialTypeFor } from '../transport/credentials';
-import { authenticationOf } from '../transport/request';
-import { COMMIT_LAG_MS } from './serviceTime';
+import { COMMIT_LAG_MS } from '../../../helpers/serviceTime';
+import { authenticationOf, credentialTypeFor } from '../../../transport/request';
 
 /*
  * Which client holds which reference number, as Create or Update learned it, and the part of it

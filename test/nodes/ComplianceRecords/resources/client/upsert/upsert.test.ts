@@ -3,10 +3,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox } from 'compliance-records-sandbox';
 
-import { connectOAuth2, credentialsFor, runNode, savedWorkflow, type CredentialStore } from '../../../../helpers';
-import { forwardingProxy, type ProxyAnswer } from '../../../../helpers/forwardingProxy';
-import { expectReceived, serviceSaid, useSandbox } from '../../../../helpers/sandbox';
-import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../helpers/serviceApi';
+import { connectOAuth2, credentialsFor, runNode, savedWorkflow, type CredentialStore } from '../../../../../helpers';
+import { forwardingProxy, type ProxyAnswer } from '../../../../../helpers/forwardingProxy';
+import { expectReceived, serviceSaid, useSandbox } from '../../../../../helpers/sandbox';
+import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../../helpers/serviceApi';
 
 // 450 clients: one listing of the firm is three pages of 200 (the last one short) all through this file.
 const { sandbox, credentials } = useSandbox({ clients: 450 });

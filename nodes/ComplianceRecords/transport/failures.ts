@@ -1,0 +1,121 @@
+import type { Failure, IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
+
+import type { ServiceAnswer } from './answers';
+
+/* What happened to a request: the answer or network code its failure carries, what the retry rules
+ * did, and the cause n8n is told. */
+
+/** An error status that came back as a response (API key requests), on its way to {@link requestError}. */
+export class ErrorStatus extends Error {
+	constructor(readonly answer: ServiceAnswer) {
+		super(`HTTP ${answer.status}`);
+	}
+}
+
+/** Throws a response with an error status as an {@link ErrorStatus}; a success passes. */
+export function throwErrorStatus(response: IN8nHttpFullResponse): void {
+	if (response.statusCode >= 400) {
+		throw new ErrorStatus({ status: response.statusCode, body: response.body, headers: (response.headers ?? {}) as IDataObject });
+	}
+}
+
+/**
+ * What n8n's error keeps of a request that failed; it differs between n8n lines. n8n 2.x keeps
+ * the HTTP client's error in `cause`; n8n 1.x only the status (or the network code) in
+ * `httpCode` and a JSON object body in `context.data`: no headers, no text body.
+ */
+export interface ThrownError {
+	message?: unknown;
+	httpCode?: unknown;
+	context?: { data?: unknown };
+	cause?: {
+		code?: unknown;
+		message?: unknown;
+		body?: { error?: unknown };
+		response?: { status?: unknown; data?: unknown; headers?: IDataObject };
+	};
+}
+
+/**
+ * The answer with an error status that a request's failure carries, however it came: an
+ * {@link ErrorStatus} (API key) or n8n's thrown error (OAuth2); undefined for any other failure.
+ */
+export function answerIn(error: unknown): ServiceAnswer | undefined {
+	const { cause } = unwrapped(error);
+	if (cause instanceof ErrorStatus) return cause.answer;
+	const thrown = cause as ThrownError;
+	const response = thrown.cause?.response;
+	const status = Number(response?.status ?? thrown.httpCode);
+	if (!Number.isInteger(status) || status < 400 || status > 599) return undefined;
+	return response
+		? { status, body: response.data, headers: response.headers ?? {} }
+		: { status, body: thrown.context?.data, headers: {} };
+}
+
+/** The network code of a request that got no answer (ECONNREFUSED, ETIMEDOUT...), however n8n carries it. */
+export function networkCode(error: unknown): string | undefined {
+	const thrown = unwrapped(error).cause as ThrownError;
+	return [thrown.cause?.code, thrown.httpCode].find(
+		(code): code is string => typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code),
+	);
+}
+
+/** What the retry rules (pacing.ts) did with a request before it failed for good. */
+export interface Sending {
+	method: string;
+	/** How often it was sent; 0 when the service had already asked every request to wait too long. */
+	tries: number;
+	/** A wait the service asked for that the node did not make: longer than the node waits, or than the trigger's poll had left. */
+	declined?: { askedMs: number; allowedMs: number; byPoll: boolean };
+}
+
+/** A request's last failure (its `cause`) and what the retry rules did, on its way to {@link requestError}. */
+export class FailedRequest extends Error {
+	constructor(
+		cause: unknown,
+		readonly sending: Sending,
+	) {
+		super('The request to the service failed', { cause });
+	}
+}
+
+export const unwrapped = (error: unknown): { cause: unknown; sending?: Sending } =>
+	error instanceof FailedRequest ? { cause: error.cause, sending: error.sending } : { cause: error };
+
+/** What a failure proves, for n8n (its poll scheduler backs a trigger off by it); nothing when it proves nothing. */
+export const FAILURE_OF_STATUS: Record<number, Failure['cause']> = {
+	401: 'credential-invalid',
+	429: 'rate-limited',
+	502: 'temporarily-unavailable',
+	503: 'temporarily-unavailable',
+	504: 'temporarily-unavailable',
+};
+
+/** Network codes of a service that could not be reached at all: nothing was sent. */
+export const UNREACHABLE = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
+
+/** The connection closed before the answer: the request may have arrived. */
+export const CLOSED_EARLY = ['ECONNRESET', 'EPIPE'];
+
+/** Codes after which a request may have reached the service: it timed out, or the connection closed early. */
+export const MAY_HAVE_ARRIVED = ['ECONNABORTED', 'ETIMEDOUT', ...CLOSED_EARLY];
+
+export function failureOf(cause: Failure['cause'] | undefined, waitMs: number | undefined): Failure | undefined {
+	if (cause === undefined) return undefined;
+	if (cause === 'rate-limited' || cause === 'temporarily-unavailable') return { cause, ...(waitMs && { retryAfterMs: waitMs }) };
+	return { cause } as Failure;
+}
+
+/** Whether an error of this package says the service is limiting requests or briefly unavailable: a wait can help. */
+export function isTemporary(error: unknown): boolean {
+	const cause = (error as { failure?: Failure }).failure?.cause;
+	return cause === 'rate-limited' || cause === 'temporarily-unavailable';
+}
+
+/**
+ * Whether n8n's OAuth2 client failed to renew the token: the authorization server refused it
+ * (its error carries the code EAUTH; n8n 1.x keeps only that code, 2.x the whole error).
+ */
+export function refusedRefresh(thrown: ThrownError): boolean {
+	return thrown.httpCode === 'EAUTH' || (thrown.cause?.code === 'EAUTH' && typeof thrown.cause.body?.error === 'string');
+}
