@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
-import { requestError } from '../transport/errors';
+import { type OperationWording, requestError } from '../transport/errors';
 import { throwErrorStatus } from '../transport/failures';
 import { sendWithRetries } from '../transport/pacing';
 import {
@@ -58,11 +58,17 @@ async function failOnErrorStatus(this: IExecuteSingleFunctions, items: INodeExec
 	return items;
 }
 
+/** What an operation's errors name: the record it is about, and its resource's words. */
+export interface ErrorSubject {
+	record?: RecordParameter;
+	wording?: OperationWording;
+}
+
 /** Whatever a request of an operation threw, as the error the user sees. */
 export async function operationError(
 	context: IExecuteSingleFunctions,
 	error: unknown,
-	record?: RecordParameter,
+	{ record, wording }: ErrorSubject = {},
 ): Promise<ExecutionBaseError> {
 	const authentication = authenticationOf(context);
 	const credentials = await context.getCredentials(credentialTypeFor(authentication));
@@ -72,6 +78,7 @@ export async function operationError(
 		secrets: credentialSecrets(credentials),
 		timeoutMs: timeoutOf(context),
 		timeoutAdvice: TIMEOUT_ADVICE,
+		wording,
 		record: record && {
 			label: record.label,
 			parameter: fieldNameOf(context.getNode(), record),
@@ -96,7 +103,7 @@ export async function routedSend(
  * n8n's routing lets only a pagination function catch what a request throws (an error status,
  * a timeout), so an operation on one record "paginates" too, with its one request.
  */
-function sendRecord(record?: RecordParameter) {
+function sendRecord(subject: ErrorSubject) {
 	return async function (
 		this: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -104,7 +111,7 @@ function sendRecord(record?: RecordParameter) {
 		try {
 			return await routedSend(this, requestData);
 		} catch (error) {
-			throw await operationError(this, error, record);
+			throw await operationError(this, error, subject);
 		}
 	};
 }
@@ -117,10 +124,12 @@ interface RecordRouting {
 	record?: RecordParameter;
 	/** What the operation outputs (Simplify). */
 	kind: RecordKind;
+	/** What its errors say of the record (transport/errors.ts). */
+	wording?: OperationWording;
 }
 
 /** Routing of an operation answering one record (`{ data: record }`): one output item. */
-export function recordRouting({ method, path, record, kind }: RecordRouting): INodePropertyRouting {
+export function recordRouting({ method, path, record, kind, wording }: RecordRouting): INodePropertyRouting {
 	return {
 		request: { method, url: path },
 		send: {
@@ -128,7 +137,7 @@ export function recordRouting({ method, path, record, kind }: RecordRouting): IN
 			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
 		output: { postReceive: [failOnErrorStatus, { type: 'rootProperty', properties: { property: 'data' } }, outputStep(kind)] },
-		operations: { pagination: sendRecord(record) },
+		operations: { pagination: sendRecord({ record, wording }) },
 	};
 }
 

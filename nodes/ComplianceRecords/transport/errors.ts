@@ -36,8 +36,17 @@ export interface RecordRef {
 	parameter?: string;
 }
 
+/** What an operation's errors say of its own record, given by its resource. */
+export interface OperationWording {
+	/** A 409's title and advice. */
+	conflict?: { message: string; advice: string };
+	/** Said of a request that may have acted and was not sent again (a timeout, a 5xx to a POST). */
+	mayHaveActed?: string;
+}
+
 /** What an explanation may name: the credential kind, the record, the item, and what to hide. */
 export interface ErrorContext {
+	wording?: OperationWording;
 	authentication: Authentication;
 	record?: RecordRef;
 	itemIndex?: number;
@@ -114,20 +123,17 @@ function explainAnswer(answer: ServiceAnswer, context: ErrorContext, sending?: S
 					}
 				: { message: 'Not found', advice: "Check the credential's 'Base URL'." };
 		case 409:
-			return {
-				message: 'The reference number is already in use',
-				advice: "Another client of the firm has this reference number. Use a different 'Reference Number'.",
-			};
+			if (context.wording?.conflict) return { ...context.wording.conflict };
+			break;
 		case 429:
 			return { message: 'The service is receiving too many requests', advice: rateLimitAdvice(askedMs, sending), failure };
-		default:
-			return status >= 500
-				? { message: `The service could not complete the request (HTTP ${status})`, advice: RETRY_LATER, failure }
-				: {
-						message: `The service answered HTTP ${status}`,
-						advice: "Check the node's parameters and the credential, then run the node again.",
-					};
 	}
+	return status >= 500
+		? { message: `The service could not complete the request (HTTP ${status})`, advice: RETRY_LATER, failure }
+		: {
+				message: `The service answered HTTP ${status}`,
+				advice: "Check the node's parameters and the credential, then run the node again.",
+			};
 }
 
 function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string {
@@ -145,10 +151,10 @@ function triesTold({ tries, declined }: Sending): string | undefined {
 	return tries > 1 ? `The node sent the request ${tries} times, waiting between tries, and it failed each time.` : undefined;
 }
 
-/** The only request the service may act on twice is POST /clients (spec §4): a resend could create a second client. */
-function mayHaveCreated(sending: Sending | undefined, status?: number, code?: string): string | undefined {
+/** A POST is never sent again once the service may have acted on it (pacing.ts): the operation says what that may mean. */
+function mayHaveActed(context: ErrorContext, sending: Sending | undefined, status?: number, code?: string): string | undefined {
 	if (sending?.method !== 'POST' || !((status !== undefined && status >= 500) || (code !== undefined && MAY_HAVE_ARRIVED.includes(code)))) return undefined;
-	return "The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it.";
+	return context.wording?.mayHaveActed ?? 'The service may have acted on the request before it failed, so the node did not send it again.';
 }
 
 const asSentence = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
@@ -158,7 +164,7 @@ export function answerError(node: INode, answer: ServiceAnswer, context: ErrorCo
 	const words = serviceWords(answer);
 	const said = words === undefined ? `The service gave no reason (HTTP ${answer.status}).` : `The service said: ${asSentence(redact(shortened(words), context.secrets))}`;
 	const { message, advice, failure } = explainAnswer(answer, context, sending);
-	const description = [said, sending && triesTold(sending), mayHaveCreated(sending, answer.status), advice];
+	const description = [said, sending && triesTold(sending), mayHaveActed(context, sending, answer.status), advice];
 	return apiError(node, { message, advice: description.filter(Boolean).join(' '), failure }, context, answer.status);
 }
 
@@ -219,7 +225,7 @@ export function requestError(node: INode, error: unknown, context: ErrorContext)
 	const code = networkCode(cause);
 	const network = code === undefined ? undefined : explainNetwork(code, context);
 	if (network) {
-		const advice = [sending && triesTold(sending), mayHaveCreated(sending, undefined, code), network.advice].filter(Boolean).join(' ');
+		const advice = [sending && triesTold(sending), mayHaveActed(context, sending, undefined, code), network.advice].filter(Boolean).join(' ');
 		return apiError(node, { ...network, advice }, context);
 	}
 	return cause instanceof ExecutionBaseError ? cause : new NodeApiError(node, cause as JsonObject, { itemIndex: context.itemIndex });

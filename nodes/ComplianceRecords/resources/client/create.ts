@@ -12,9 +12,20 @@ import {
 } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import { recordRouting } from '../../helpers/routing';
+import type { OperationWording } from '../../transport/errors';
+
+/** What errors of the writes to a client say of it (transport/errors.ts reads it). */
+export const clientWording: OperationWording = {
+	conflict: {
+		message: 'The reference number is already in use',
+		advice: "Another client of the firm has this reference number. Use a different 'Reference Number'.",
+	},
+	mayHaveActed:
+		"The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it.",
+};
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
-export const routing = recordRouting({ method: 'POST', path: '/clients', kind: 'client' });
+export const routing = recordRouting({ method: 'POST', path: '/clients', kind: 'client', wording: clientWording });
 
 const forEntity = (...entityTypes: string[]): IDisplayOptions => ({ show: { entityType: entityTypes } });
 

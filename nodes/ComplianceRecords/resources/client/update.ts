@@ -4,10 +4,17 @@ import { clientAssignmentFields, forOperation, updateFieldsCollection } from '..
 import { outputFields } from '../../descriptions/outputFields';
 import type { ClearableFields } from '../../helpers/preSend';
 import { recordRouting } from '../../helpers/routing';
+import { clientWording } from './create';
 import { clientFields, clientRecord } from './get';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
-export const routing = recordRouting({ method: 'PATCH', path: '/clients', record: clientRecord, kind: 'client' });
+export const routing = recordRouting({
+	method: 'PATCH',
+	path: '/clients',
+	record: clientRecord,
+	kind: 'client',
+	wording: clientWording,
+});
 
 /** The client fields the service lets an update set to null (spec §4.1). */
 const clearable: ClearableFields = [

@@ -14,6 +14,7 @@ import { serviceTimeFromDate } from '../../../helpers/serviceTime';
 import { headerOf, type ServiceAnswer } from '../../../transport/answers';
 import { itemError } from '../../../transport/errors';
 import { answerIn } from '../../../transport/failures';
+import { clientWording } from '../create';
 import { executionIndex, type ExecutionIndex, listInto } from './executionIndex';
 import type { ClientsByReference } from './referenceIndex';
 
@@ -34,7 +35,7 @@ async function orExplained<T>(context: IExecutePaginationFunctions, work: Promis
 	try {
 		return await work;
 	} catch (error) {
-		throw await operationError(context, error);
+		throw await operationError(context, error, { wording: clientWording });
 	}
 }
 
@@ -52,7 +53,7 @@ async function clientOrRefusal(
 	} catch (error) {
 		const answer = answerIn(error);
 		if (answer && refusals.includes(answer.status)) return { refused: answer };
-		throw await operationError(context, error);
+		throw await operationError(context, error, { wording: clientWording });
 	}
 }
 
