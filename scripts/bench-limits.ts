@@ -38,7 +38,14 @@ import type {
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { MAX_IN_FLIGHT, Pacer, sendWithRetries } from '../nodes/ComplianceRecords/transport/pacing';
 import { CredentialStore, runNode, type NodeRun, TestNodeTypes } from '../test/helpers';
-import { control, type Endpoint, floorDescription, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
+import {
+	control,
+	type Endpoint,
+	floorDescription,
+	restartTrustingTestCertificate,
+	table,
+	withEndpoint,
+} from './bench-service';
 import { certificateFilesIn, type CertificateFiles } from './test-certificate';
 
 const { values } = parseArgs({
@@ -76,54 +83,69 @@ const PLAN = values.quick
  * With 'In Flight' above 0, the floor's request goes through the package's own pacer and retry
  * rule, one pacer per execution holding that many: the node's way, with another N.
  */
-async function sendPaced(this: IExecutePaginationFunctions, requestData: DeclarativeRestApiSettings.ResultOptions): Promise<INodeExecutionData[]> {
+async function sendPaced(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
 	const store = this.getContext('node');
 	store.pacer ??= new Pacer(this.getNodeParameter('inFlight', 1) as number);
-	return await sendWithRetries(async () => await this.makeRoutingRequest(requestData), 'POST', { pacer: store.pacer as Pacer });
+	return await sendWithRetries(async () => await this.makeRoutingRequest(requestData), 'POST', {
+		pacer: store.pacer as Pacer,
+	});
 }
 
 /** n8n's floor for Create: the simplest declarative node that creates a client per input item. */
 class CreateFloor implements INodeType {
-	description: INodeTypeDescription = floorDescription('createFloor', 'Create Floor', 'Create clients with n8n declarative routing (benchmark)', [
-		{
-			displayName: 'In Flight',
-			name: 'inFlight',
-			type: 'number',
-			default: 0,
-			description: 'At most this many requests in flight, through the package pacer; 0: as n8n sends',
-		},
-		{
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			default: 'create',
-			options: [
-				{
-					name: 'Create',
-					value: 'create',
-					action: 'Create a client',
-					routing: {
-						request: { method: 'POST', url: '/clients', body: { status: 'PROSPECT', entity: { object: 'individual' } } },
+	description: INodeTypeDescription = floorDescription(
+		'createFloor',
+		'Create Floor',
+		'Create clients with n8n declarative routing (benchmark)',
+		[
+			{
+				displayName: 'In Flight',
+				name: 'inFlight',
+				type: 'number',
+				default: 0,
+				description:
+					'At most this many requests in flight, through the package pacer; 0: as n8n sends',
+			},
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				default: 'create',
+				options: [
+					{
+						name: 'Create',
+						value: 'create',
+						action: 'Create a client',
+						routing: {
+							request: {
+								method: 'POST',
+								url: '/clients',
+								body: { status: 'PROSPECT', entity: { object: 'individual' } },
+							},
+						},
 					},
-				},
-			],
-		},
-		{
-			displayName: 'First Name',
-			name: 'firstName',
-			type: 'string',
-			default: '={{ $json.firstName }}',
-			routing: { send: { type: 'body', property: 'entity.firstName' } },
-		},
-		{
-			displayName: 'Last Name',
-			name: 'lastName',
-			type: 'string',
-			default: '={{ $json.lastName }}',
-			routing: { send: { type: 'body', property: 'entity.lastName' } },
-		},
-	]);
+				],
+			},
+			{
+				displayName: 'First Name',
+				name: 'firstName',
+				type: 'string',
+				default: '={{ $json.firstName }}',
+				routing: { send: { type: 'body', property: 'entity.firstName' } },
+			},
+			{
+				displayName: 'Last Name',
+				name: 'lastName',
+				type: 'string',
+				default: '={{ $json.lastName }}',
+				routing: { send: { type: 'body', property: 'entity.lastName' } },
+			},
+		],
+	);
 }
 
 /** The floor whose requests are paced: the same, its send through {@link sendPaced}. */
@@ -134,7 +156,12 @@ class PacedCreateFloor extends CreateFloor {
 		const create = operation?.options?.[0] as { routing: { send?: object; operations?: object } };
 		create.routing.send = { paginate: true };
 		create.routing.operations = { pagination: sendPaced };
-		this.description = { ...this.description, name: 'pacedCreateFloor', displayName: 'Paced Create Floor', defaults: { name: 'Paced Create Floor' } };
+		this.description = {
+			...this.description,
+			name: 'pacedCreateFloor',
+			displayName: 'Paced Create Floor',
+			defaults: { name: 'Paced Create Floor' },
+		};
 	}
 }
 
@@ -142,18 +169,38 @@ const floors = { unbounded: new CreateFloor(), paced: new PacedCreateFloor() };
 const floorTypes = new TestNodeTypes([floors.unbounded, floors.paced]);
 const newestVersion = Math.max(...[new ComplianceRecords().description.version].flat());
 
-type Sender = { name: string; run: (credentials: CredentialStore, input: Array<{ firstName: string; lastName: string }>) => Promise<NodeRun> };
+type Sender = {
+	name: string;
+	run: (
+		credentials: CredentialStore,
+		input: Array<{ firstName: string; lastName: string }>,
+	) => Promise<NodeRun>;
+};
 
 const names = { firstName: '={{ $json.firstName }}', lastName: '={{ $json.lastName }}' };
 
 const SENDERS = {
 	floor: {
 		name: 'n8n routing, every item at once (floor)',
-		run: (credentials, input) => runNode({ credentials, input, nodeType: floors.unbounded, nodeTypes: floorTypes, parameters: { operation: 'create', ...names } }),
+		run: (credentials, input) =>
+			runNode({
+				credentials,
+				input,
+				nodeType: floors.unbounded,
+				nodeTypes: floorTypes,
+				parameters: { operation: 'create', ...names },
+			}),
 	},
 	pacedFloor: (inFlight: number): Sender => ({
 		name: `at most ${inFlight} in flight (floor)`,
-		run: (credentials, input) => runNode({ credentials, input, nodeType: floors.paced, nodeTypes: floorTypes, parameters: { operation: 'create', inFlight, ...names } }),
+		run: (credentials, input) =>
+			runNode({
+				credentials,
+				input,
+				nodeType: floors.paced,
+				nodeTypes: floorTypes,
+				parameters: { operation: 'create', inFlight, ...names },
+			}),
 	}),
 	node: {
 		name: `node (at most ${MAX_IN_FLIGHT} in flight)`,
@@ -162,7 +209,13 @@ const SENDERS = {
 				credentials,
 				input,
 				typeVersion: newestVersion,
-				parameters: { resource: 'client', operation: 'create', status: 'PROSPECT', entityType: 'individual', ...names },
+				parameters: {
+					resource: 'client',
+					operation: 'create',
+					status: 'PROSPECT',
+					entityType: 'individual',
+					...names,
+				},
 			}),
 	},
 } satisfies Record<string, Sender | ((inFlight: number) => Sender)>;
@@ -184,15 +237,21 @@ const inFlight = { now: 0, most: 0 };
 subscribe('http.client.request.start', () => {
 	inFlight.most = Math.max(inFlight.most, ++inFlight.now);
 });
-for (const channel of ['http.client.response.finish', 'http.client.request.error']) subscribe(channel, () => inFlight.now--);
+for (const channel of ['http.client.response.finish', 'http.client.request.error'])
+	subscribe(channel, () => inFlight.now--);
 
 /** One run of `work` against the endpoint, from no open connection and empty counts. */
-async function measured(endpoint: Endpoint, work: (credentials: CredentialStore) => Promise<NodeRun>): Promise<Measured> {
+async function measured(
+	endpoint: Endpoint,
+	work: (credentials: CredentialStore) => Promise<NodeRun>,
+): Promise<Measured> {
 	await endpoint.link.hangUp();
 	await endpoint.link.connectionsSinceLastCall();
 	await control(endpoint, 'DELETE', '/requests');
 	await control(endpoint, 'DELETE', '/traffic');
-	const credentials = new CredentialStore({ complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey } });
+	const credentials = new CredentialStore({
+		complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+	});
 	inFlight.most = inFlight.now;
 	const started = performance.now();
 	const run = await work(credentials);
@@ -210,27 +269,49 @@ async function measured(endpoint: Endpoint, work: (credentials: CredentialStore)
 let batch = 0;
 
 /** A Create of `clients` new clients by `sender`; throws unless each was created exactly once (or, with `mayFail`, at most once). */
-async function create(endpoint: Endpoint, sender: Sender, clients: number, mayFail = false): Promise<Measured & { created: number }> {
+async function create(
+	endpoint: Endpoint,
+	sender: Sender,
+	clients: number,
+	mayFail = false,
+): Promise<Measured & { created: number }> {
 	batch++;
-	const input = Array.from({ length: clients }, (_, index) => ({ firstName: 'Bench', lastName: `Batch ${batch} client ${index}` }));
-	const result = await measured(endpoint, async (credentials) => await sender.run(credentials, input));
+	const input = Array.from({ length: clients }, (_, index) => ({
+		firstName: 'Bench',
+		lastName: `Batch ${batch} client ${index}`,
+	}));
+	const result = await measured(
+		endpoint,
+		async (credentials) => await sender.run(credentials, input),
+	);
 	const createdNames = result.requests
 		.filter((request) => request.method === 'POST' && request.status === 201)
 		.map((request) => (request.body as { entity: { lastName: string } }).entity.lastName);
 	const distinct = new Set(createdNames);
-	if (distinct.size !== createdNames.length) throw new Error(`${sender.name}: a client was created twice`);
+	if (distinct.size !== createdNames.length)
+		throw new Error(`${sender.name}: a client was created twice`);
 	if (!mayFail && (result.run.error || distinct.size !== clients)) {
-		throw new Error(`${sender.name}: created ${distinct.size} of ${clients} (${result.run.error?.message ?? 'no error'})`);
+		throw new Error(
+			`${sender.name}: created ${distinct.size} of ${clients} (${result.run.error?.message ?? 'no error'})`,
+		);
 	}
 	return { ...result, created: distinct.size };
 }
 
 async function returnAll(endpoint: Endpoint, clients: number): Promise<Measured> {
-	const result = await measured(endpoint, async (credentials) =>
-		await runNode({ credentials, typeVersion: newestVersion, parameters: { resource: 'client', operation: 'getAll', returnAll: true } }),
+	const result = await measured(
+		endpoint,
+		async (credentials) =>
+			await runNode({
+				credentials,
+				typeVersion: newestVersion,
+				parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+			}),
 	);
 	if (result.run.error || result.run.json.length !== clients) {
-		throw new Error(`Return All read ${result.run.json.length} of ${clients} (${result.run.error?.message ?? 'no error'})`);
+		throw new Error(
+			`Return All read ${result.run.json.length} of ${clients} (${result.run.error?.message ?? 'no error'})`,
+		);
 	}
 	return result;
 }
@@ -249,26 +330,68 @@ async function inFlightTable(certificate: CertificateFiles): Promise<string> {
 			await create(endpoint, SENDERS.node, 20); // warm-up: modules loaded, JIT
 			for (const sender of senders) {
 				// Every item at once may lose connections on the way: a result, not a failure of the benchmark.
-				const { ms, mostInFlight, connections, created, run } = await create(endpoint, sender, PLAN.creates, sender === SENDERS.floor);
-				const outcome = run.error ? `${count(created)} created; fails: ${run.error.message.slice(0, 40)}…` : `${count(created)} created`;
-				rows.push([String(rttMs), sender.name, outcome, seconds(ms), (created / (ms / 1000)).toFixed(0), String(mostInFlight), count(connections)]);
+				const { ms, mostInFlight, connections, created, run } = await create(
+					endpoint,
+					sender,
+					PLAN.creates,
+					sender === SENDERS.floor,
+				);
+				const outcome = run.error
+					? `${count(created)} created; fails: ${run.error.message.slice(0, 40)}…`
+					: `${count(created)} created`;
+				rows.push([
+					String(rttMs),
+					sender.name,
+					outcome,
+					seconds(ms),
+					(created / (ms / 1000)).toFixed(0),
+					String(mostInFlight),
+					count(connections),
+				]);
 			}
 		});
 	}
 	return [
 		`Client > Create of ${count(PLAN.creates)} clients behind TLS, by round-trip time (RTT)`,
 		'',
-		table(['RTT ms', 'sender', 'outcome', 'seconds', 'creates a second', 'most in flight', 'connections'], rows, [1, 2]),
+		table(
+			[
+				'RTT ms',
+				'sender',
+				'outcome',
+				'seconds',
+				'creates a second',
+				'most in flight',
+				'connections',
+			],
+			rows,
+			[1, 2],
+		),
 	].join('\n');
 }
 
 /** A row of table 2: what a run achieved against the limit. */
-function limitedRow(limit: number, operation: string, sender: string, { ms, traffic, mostInFlight }: Measured, outcome: string): string[] {
+function limitedRow(
+	limit: number,
+	operation: string,
+	sender: string,
+	{ ms, traffic, mostInFlight }: Measured,
+	outcome: string,
+): string[] {
 	const accepted = traffic.requests - traffic.refused[429];
 	const capacity = limit + limit * (ms / 1000);
 	return [
-		String(limit), operation, sender, outcome, count(accepted), count(traffic.refused[429]), String(mostInFlight), seconds(ms),
-		(accepted / (ms / 1000)).toFixed(1), `${((accepted / (ms / 1000) / limit) * 100).toFixed(0)}%`, `${((accepted / capacity) * 100).toFixed(0)}%`,
+		String(limit),
+		operation,
+		sender,
+		outcome,
+		count(accepted),
+		count(traffic.refused[429]),
+		String(mostInFlight),
+		seconds(ms),
+		(accepted / (ms / 1000)).toFixed(1),
+		`${((accepted / (ms / 1000) / limit) * 100).toFixed(0)}%`,
+		`${((accepted / capacity) * 100).toFixed(0)}%`,
 	];
 }
 
@@ -278,22 +401,63 @@ async function rateLimitTable(): Promise<string> {
 	for (const limit of PLAN.limits) {
 		await withEndpoint(PLAN.limitedFirm, { rttMs: 0 }, async (endpoint) => {
 			await returnAll(endpoint, PLAN.limitedFirm); // warm-up, unlimited
-			const limited = async () => await control(endpoint, 'POST', '/limits', { rateLimit: { requests: limit } }); // a full bucket
+			const limited = async () =>
+				await control(endpoint, 'POST', '/limits', { rateLimit: { requests: limit } }); // a full bucket
 			await limited();
 			const read = await returnAll(endpoint, PLAN.limitedFirm);
-			rows.push(limitedRow(limit, `Return All of ${count(PLAN.limitedFirm)}`, 'node', read, `${count(read.run.json.length)} read`));
+			rows.push(
+				limitedRow(
+					limit,
+					`Return All of ${count(PLAN.limitedFirm)}`,
+					'node',
+					read,
+					`${count(read.run.json.length)} read`,
+				),
+			);
 			await limited();
 			const created = await create(endpoint, SENDERS.node, PLAN.limitedCreates);
-			rows.push(limitedRow(limit, `Create of ${count(PLAN.limitedCreates)}`, 'node', created, `${count(created.created)} created`));
+			rows.push(
+				limitedRow(
+					limit,
+					`Create of ${count(PLAN.limitedCreates)}`,
+					'node',
+					created,
+					`${count(created.created)} created`,
+				),
+			);
 			await limited();
 			const floor = await create(endpoint, SENDERS.floor, PLAN.limitedCreates, true);
-			rows.push(limitedRow(limit, `Create of ${count(PLAN.limitedCreates)}`, 'floor', floor, `fails: ${count(floor.created)} created`));
+			rows.push(
+				limitedRow(
+					limit,
+					`Create of ${count(PLAN.limitedCreates)}`,
+					'floor',
+					floor,
+					`fails: ${count(floor.created)} created`,
+				),
+			);
 		});
 	}
 	return [
 		'Behind a rate limit (burst: a second of it), plain HTTP, no added latency',
 		'',
-		table(['limit/s', 'operation', 'sender', 'outcome', 'accepted', '429s', 'most in flight', 'seconds', 'accepted/s', '÷ limit', 'share of capacity'], rows, [1, 2, 3]),
+		table(
+			[
+				'limit/s',
+				'operation',
+				'sender',
+				'outcome',
+				'accepted',
+				'429s',
+				'most in flight',
+				'seconds',
+				'accepted/s',
+				'÷ limit',
+				'share of capacity',
+			],
+			rows,
+			[1, 2, 3],
+		),
 	].join('\n');
 }
 
@@ -304,7 +468,14 @@ async function slowLimitTable(): Promise<string> {
 		await control(endpoint, 'POST', '/limits', { rateLimit: { requests, perSeconds, burst } });
 		const read = await returnAll(endpoint, clients);
 		const accepted = read.traffic.requests - read.traffic.refused[429];
-		return [count(clients), `${requests} a minute, burst ${burst}`, `${count(read.run.json.length)} read`, count(accepted), count(read.traffic.refused[429]), seconds(read.ms)];
+		return [
+			count(clients),
+			`${requests} a minute, burst ${burst}`,
+			`${count(read.run.json.length)} read`,
+			count(accepted),
+			count(read.traffic.refused[429]),
+			seconds(read.ms),
+		];
 	});
 	return [
 		`Return All of ${count(clients)} clients behind a limit per minute`,
@@ -321,12 +492,15 @@ async function main() {
 	}
 	const certificate = certificateFilesIn(tlsDir);
 	if (process.env.NODE_EXTRA_CA_CERTS !== certificate.certFile) {
-		throw new Error(`--tls-dir needs NODE_EXTRA_CA_CERTS=${certificate.certFile} (run without --tls-dir)`);
+		throw new Error(
+			`--tls-dir needs NODE_EXTRA_CA_CERTS=${certificate.certFile} (run without --tls-dir)`,
+		);
 	}
 	const started = performance.now();
 	const tables = [() => inFlightTable(certificate), rateLimitTable, slowLimitTable];
 	for (const [index, print] of tables.entries()) {
-		if (values.table === undefined || values.table === String(index + 1)) console.log(`${await print()}\n`);
+		if (values.table === undefined || values.table === String(index + 1))
+			console.log(`${await print()}\n`);
 	}
 	console.log(`Measured in ${((performance.now() - started) / 60_000).toFixed(1)} min.`);
 }

@@ -41,7 +41,13 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { CredentialStore, runNode, TestNodeTypes } from '../test/helpers';
 import { SERVICE_HEADERS } from '../shared/service';
-import { type Endpoint, floorDescription, restartTrustingTestCertificate, table, withEndpoint } from './bench-service';
+import {
+	type Endpoint,
+	floorDescription,
+	restartTrustingTestCertificate,
+	table,
+	withEndpoint,
+} from './bench-service';
 import { certificateFilesIn, type CertificateFiles } from './test-certificate';
 
 const { values } = parseArgs({
@@ -61,7 +67,10 @@ const PLAN = values.quick
 			firms: [2_000],
 			runs: 5,
 			linkFirm: 2_000,
-			links: [{ rttMs: 0, runs: 3 }, { rttMs: 20, runs: 3 }],
+			links: [
+				{ rttMs: 0, runs: 3 },
+				{ rttMs: 20, runs: 3 },
+			],
 			largeFirms: [150_000],
 			largeRuns: 1,
 		}
@@ -80,7 +89,6 @@ const PLAN = values.quick
 		};
 
 const PAGE_SIZE = 200;
-
 
 /** The requests the sandbox received since the last call (its log emptied), reduced to what the loops must agree on. */
 async function requestsReceived(endpoint: Endpoint): Promise<string[]> {
@@ -121,7 +129,10 @@ async function fetchLoop(endpoint: Endpoint): Promise<LoopResult> {
 	const records: ListPage['data'] = [];
 	let cursor: string | undefined;
 	do {
-		const query = new URLSearchParams({ limit: String(PAGE_SIZE), ...(cursor !== undefined && { cursor }) });
+		const query = new URLSearchParams({
+			limit: String(PAGE_SIZE),
+			...(cursor !== undefined && { cursor }),
+		});
 		const response = await fetch(`${endpoint.baseUrl}/clients?${query}`, { headers });
 		if (!response.ok) throw new Error(`GET /clients answered ${response.status}`);
 		const page = (await response.json()) as ListPage;
@@ -137,54 +148,67 @@ async function fetchLoop(endpoint: Endpoint): Promise<LoopResult> {
  * items; n8n's generic pagination sends the next cursor while a page has records and a cursor.
  */
 class PagingFloor implements INodeType {
-	description: INodeTypeDescription = floorDescription('pagingFloor', 'Paging Floor', 'Get Many clients with n8n generic pagination (benchmark)', [
-		{
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			default: 'getAll',
-			options: [
-				{
-					name: 'Get Many',
-					value: 'getAll',
-					action: 'Get many clients',
-					routing: {
-						request: { method: 'GET', url: '/clients', qs: { limit: PAGE_SIZE } },
-						send: { paginate: true },
-						output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
-						operations: {
-							pagination: {
-								type: 'generic',
-								properties: {
-									continue: '={{ $response.body.data.length > 0 && !!$response.body.meta?.next_cursor }}',
-									request: {
-										qs: {
-											limit: '={{ $request.qs.limit }}',
-											cursor: '={{ $response.body?.meta?.next_cursor }}',
+	description: INodeTypeDescription = floorDescription(
+		'pagingFloor',
+		'Paging Floor',
+		'Get Many clients with n8n generic pagination (benchmark)',
+		[
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				default: 'getAll',
+				options: [
+					{
+						name: 'Get Many',
+						value: 'getAll',
+						action: 'Get many clients',
+						routing: {
+							request: { method: 'GET', url: '/clients', qs: { limit: PAGE_SIZE } },
+							send: { paginate: true },
+							output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data' } }] },
+							operations: {
+								pagination: {
+									type: 'generic',
+									properties: {
+										continue:
+											'={{ $response.body.data.length > 0 && !!$response.body.meta?.next_cursor }}',
+										request: {
+											qs: {
+												limit: '={{ $request.qs.limit }}',
+												cursor: '={{ $response.body?.meta?.next_cursor }}',
+											},
 										},
 									},
 								},
 							},
 						},
 					},
-				},
-			],
-		},
-	]);
+				],
+			},
+		],
+	);
 }
 
 const floorType = new PagingFloor();
 const floorTypes = new TestNodeTypes([floorType]);
 
 /** A Return All in n8n's engine, with the API key credential a user would enter: its output items. */
-async function inEngine(endpoint: Endpoint, node: Omit<Parameters<typeof runNode>[0], 'credentials'>): Promise<LoopResult> {
+async function inEngine(
+	endpoint: Endpoint,
+	node: Omit<Parameters<typeof runNode>[0], 'credentials'>,
+): Promise<LoopResult> {
 	const credentials = new CredentialStore({
 		complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
 	});
 	const run = await runNode({ credentials, ...node });
 	if (run.error) throw run.error;
-	return { ids: run.json.map((item) => String(item.id)), held: run.items, credentialReads: credentials.reads };
+	return {
+		ids: run.json.map((item) => String(item.id)),
+		held: run.items,
+		credentialReads: credentials.reads,
+	};
 }
 
 const nodeVersions = [new ComplianceRecords().description.version].flat();
@@ -193,7 +217,10 @@ const newestVersion = Math.max(...nodeVersions);
 const nodeLoop = (typeVersion: number, name: string): Loop => ({
 	name,
 	run: (endpoint) =>
-		inEngine(endpoint, { typeVersion, parameters: { resource: 'client', operation: 'getAll', returnAll: true } }),
+		inEngine(endpoint, {
+			typeVersion,
+			parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+		}),
 });
 
 const LOOPS = {
@@ -201,7 +228,12 @@ const LOOPS = {
 	nodeSimplified: nodeLoop(newestVersion, `node v${newestVersion}, Simplify`),
 	floor: {
 		name: 'floor',
-		run: (endpoint) => inEngine(endpoint, { nodeType: floorType, nodeTypes: floorTypes, parameters: { operation: 'getAll' } }),
+		run: (endpoint) =>
+			inEngine(endpoint, {
+				nodeType: floorType,
+				nodeTypes: floorTypes,
+				parameters: { operation: 'getAll' },
+			}),
 	},
 	fetch: { name: 'fetch', run: fetchLoop },
 } satisfies Record<string, Loop>;
@@ -240,7 +272,9 @@ function sameAs(expected: string[], actual: string[], what: string, loop: Loop) 
 	if (actual.length === expected.length && differs === -1) return;
 	throw new Error(
 		`${loop.name} ${what} differ from fetch's: ${actual.length} against ${expected.length}` +
-			(differs === -1 ? '' : `; the first that differs, #${differs + 1}: ${actual[differs]} against ${expected[differs]}`),
+			(differs === -1
+				? ''
+				: `; the first that differs, #${differs + 1}: ${actual[differs]} against ${expected[differs]}`),
 	);
 }
 
@@ -275,7 +309,9 @@ async function referenceRead(endpoint: Endpoint, clients: number): Promise<Refer
 	const { ids } = await fetchLoop(endpoint);
 	const requests = await requestsReceived(endpoint);
 	if (ids.length !== clients || new Set(ids).size !== clients) {
-		throw new Error(`fetch read ${ids.length} records (${new Set(ids).size} distinct) of ${clients} clients`);
+		throw new Error(
+			`fetch read ${ids.length} records (${new Set(ids).size} distinct) of ${clients} clients`,
+		);
 	}
 	return { ids, requests };
 }
@@ -342,12 +378,23 @@ async function loopbackTable(): Promise<string> {
 	const loops = [LOOPS.node, LOOPS.nodeSimplified, LOOPS.floor, LOOPS.fetch];
 	const rows: string[][] = [];
 	for (const clients of PLAN.firms) {
-		const measures = await withEndpoint(clients, { rttMs: 0 }, (endpoint) => compare(endpoint, clients, loops, PLAN.runs));
+		const measures = await withEndpoint(clients, { rttMs: 0 }, (endpoint) =>
+			compare(endpoint, clients, loops, PLAN.runs),
+		);
 		for (const loop of loops) {
 			const s = summary(measures, loop);
 			rows.push([
-				count(clients), s.requests, loop.name, s.connections, s.credentialReads, s.medianMs.toFixed(0),
-				s.bestMs.toFixed(0), s.ratioTo(LOOPS.floor), s.ratioTo(LOOPS.fetch), s.cpuMs.toFixed(0), s.heapMb.toFixed(1),
+				count(clients),
+				s.requests,
+				loop.name,
+				s.connections,
+				s.credentialReads,
+				s.medianMs.toFixed(0),
+				s.bestMs.toFixed(0),
+				s.ratioTo(LOOPS.floor),
+				s.ratioTo(LOOPS.fetch),
+				s.cpuMs.toFixed(0),
+				s.heapMb.toFixed(1),
 			]);
 		}
 	}
@@ -356,8 +403,17 @@ async function loopbackTable(): Promise<string> {
 		'',
 		table(
 			[
-				'clients', 'requests', 'loop', 'connections', 'credential reads', 'median ms', 'best ms', '÷ floor', '÷ fetch',
-				'CPU ms', 'heap MB',
+				'clients',
+				'requests',
+				'loop',
+				'connections',
+				'credential reads',
+				'median ms',
+				'best ms',
+				'÷ floor',
+				'÷ fetch',
+				'CPU ms',
+				'heap MB',
 			],
 			rows,
 			[2],
@@ -376,8 +432,17 @@ async function linkTable(certificate: CertificateFiles): Promise<string> {
 		for (const loop of loops) {
 			const s = summary(measures, loop);
 			rows.push([
-				String(rttMs), String(runs), loop.name, s.requests, s.connections, s.medianMs.toFixed(0), s.bestMs.toFixed(0),
-				(s.medianMs / Number(s.requests)).toFixed(1), s.ratioTo(LOOPS.floor), s.ratioTo(LOOPS.fetch), s.cpuMs.toFixed(0),
+				String(rttMs),
+				String(runs),
+				loop.name,
+				s.requests,
+				s.connections,
+				s.medianMs.toFixed(0),
+				s.bestMs.toFixed(0),
+				(s.medianMs / Number(s.requests)).toFixed(1),
+				s.ratioTo(LOOPS.floor),
+				s.ratioTo(LOOPS.fetch),
+				s.cpuMs.toFixed(0),
 			]);
 		}
 	}
@@ -385,7 +450,19 @@ async function linkTable(certificate: CertificateFiles): Promise<string> {
 		`Return All of ${count(PLAN.linkFirm)} clients behind TLS, by round-trip time`,
 		'',
 		table(
-			['RTT ms', 'runs', 'loop', 'requests', 'connections', 'median ms', 'best ms', 'ms per request', '÷ floor', '÷ fetch', 'CPU ms'],
+			[
+				'RTT ms',
+				'runs',
+				'loop',
+				'requests',
+				'connections',
+				'median ms',
+				'best ms',
+				'ms per request',
+				'÷ floor',
+				'÷ fetch',
+				'CPU ms',
+			],
 			rows,
 			[2],
 		),
@@ -401,13 +478,17 @@ async function largeReturnAll(endpoint: Endpoint) {
 	const heapBefore = await heapInUse();
 	const started = performance.now();
 	const result = await runNode({
-		credentials: new CredentialStore({ complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey } }),
+		credentials: new CredentialStore({
+			complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+		}),
 		typeVersion: newestVersion,
 		parameters: { resource: 'client', operation: 'getAll', returnAll: true },
 	});
 	const ms = performance.now() - started;
 	const heapMb = ((await heapInUse()) - heapBefore) / 2 ** 20; // `result` is still held here
-	const outcome = result.error ? `stops: "${result.error.message.replace(/ \[item 0\]$/, '').slice(0, 48)}…"` : `${count(result.json.length)} items`;
+	const outcome = result.error
+		? `stops: "${result.error.message.replace(/ \[item 0\]$/, '').slice(0, 48)}…"`
+		: `${count(result.json.length)} items`;
 	return { ms, heapMb, outcome, requests: (await requestsReceived(endpoint)).length };
 }
 
@@ -424,7 +505,10 @@ async function largeFirmTable(): Promise<string> {
 			return runs;
 		});
 		rows.push([
-			count(clients), measures[0].outcome, String(measures[0].requests), median(measures.map((m) => m.ms)).toFixed(0),
+			count(clients),
+			measures[0].outcome,
+			String(measures[0].requests),
+			median(measures.map((m) => m.ms)).toFixed(0),
 			median(measures.map((m) => m.heapMb)).toFixed(1),
 		]);
 	}
@@ -444,7 +528,9 @@ async function main() {
 	if (!globalThis.gc) throw new Error('Run with node --expose-gc (npm run bench:paging does)');
 	const certificate = certificateFilesIn(tlsDir);
 	if (process.env.NODE_EXTRA_CA_CERTS !== certificate.certFile) {
-		throw new Error(`--tls-dir needs NODE_EXTRA_CA_CERTS=${certificate.certFile} (run without --tls-dir)`);
+		throw new Error(
+			`--tls-dir needs NODE_EXTRA_CA_CERTS=${certificate.certFile} (run without --tls-dir)`,
+		);
 	}
 	const started = performance.now();
 	console.log(`${await loopbackTable()}\n`);

@@ -23,7 +23,12 @@ import { makeTestCertificate, type CertificateFiles } from './test-certificate';
  * The description of a benchmark's floor: a minimal declarative node, with the API key
  * credential and the service's base URL and headers as request defaults, and `properties`.
  */
-export function floorDescription(name: string, displayName: string, description: string, properties: INodeProperties[]): INodeTypeDescription {
+export function floorDescription(
+	name: string,
+	displayName: string,
+	description: string,
+	properties: INodeProperties[],
+): INodeTypeDescription {
 	return {
 		displayName,
 		name,
@@ -34,7 +39,11 @@ export function floorDescription(name: string, displayName: string, description:
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'complianceRecordsApi', required: true }],
-		requestDefaults: { baseURL: '={{ $credentials.baseUrl }}', headers: { ...SERVICE_HEADERS }, json: true },
+		requestDefaults: {
+			baseURL: '={{ $credentials.baseUrl }}',
+			headers: { ...SERVICE_HEADERS },
+			json: true,
+		},
 		properties,
 	};
 }
@@ -88,7 +97,10 @@ export async function withEndpoint<T>(
 	const service = await startService(clients);
 	try {
 		const sandbox = new URL(service.baseUrl);
-		const proxy = await startLatencyProxy({ target: { host: sandbox.hostname, port: Number(sandbox.port) }, ...link });
+		const proxy = await startLatencyProxy({
+			target: { host: sandbox.hostname, port: Number(sandbox.port) },
+			...link,
+		});
 		try {
 			const baseUrl = `${proxy.origin}${sandbox.pathname.replace(/\/+$/, '')}`;
 			return await use({ service, link: proxy, baseUrl, apiKey: service.apiKey });
@@ -101,23 +113,35 @@ export async function withEndpoint<T>(
 }
 
 /** A test control of the endpoint's sandbox (its own origin, not through the proxy); the answer's `data`. */
-export async function control<T = unknown>(endpoint: Endpoint, method: string, route: string, body?: unknown): Promise<T> {
+export async function control<T = unknown>(
+	endpoint: Endpoint,
+	method: string,
+	route: string,
+	body?: unknown,
+): Promise<T> {
 	const response = await fetch(`${new URL(endpoint.service.baseUrl).origin}/__sandbox${route}`, {
 		method,
 		headers: body === undefined ? {} : { 'content-type': 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
-	if (!response.ok) throw new Error(`${method} /__sandbox${route} answered ${response.status}: ${await response.text()}`);
+	if (!response.ok)
+		throw new Error(
+			`${method} /__sandbox${route} answered ${response.status}: ${await response.text()}`,
+		);
 	return response.status === 204 ? (undefined as T) : ((await response.json()) as { data: T }).data;
 }
 
 /** A markdown table, the columns in `left` aligned left, the others right. */
 export function table(header: string[], rows: string[][], left: number[]): string {
-	const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+	const widths = header.map((title, column) =>
+		Math.max(title.length, ...rows.map((row) => row[column].length)),
+	);
 	const pad = (cell: string, column: number) =>
 		left.includes(column) ? cell.padEnd(widths[column]) : cell.padStart(widths[column]);
 	const line = (cells: string[]) => `| ${cells.map(pad).join(' | ')} |`;
-	const rule = widths.map((width, column) => (left.includes(column) ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`));
+	const rule = widths.map((width, column) =>
+		left.includes(column) ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`,
+	);
 	return [line(header), `|${rule.join('|')}|`, ...rows.map(line)].join('\n');
 }
 
@@ -129,10 +153,14 @@ export async function restartTrustingTestCertificate(name: string): Promise<numb
 	const dir = mkdtempSync(path.join(tmpdir(), `${name}-tls-`));
 	try {
 		const { certFile } = makeTestCertificate(dir);
-		const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1), '--tls-dir', dir], {
-			stdio: 'inherit',
-			env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
-		});
+		const child = spawn(
+			process.execPath,
+			[...process.execArgv, ...process.argv.slice(1), '--tls-dir', dir],
+			{
+				stdio: 'inherit',
+				env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
+			},
+		);
 		// Ctrl-C reaches the child too: this process waits for it, then removes the directory.
 		const ignore = () => undefined;
 		process.on('SIGINT', ignore);

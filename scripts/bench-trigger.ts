@@ -30,7 +30,8 @@ extensions['.json'] = loadJson;
 
 process.env.N8N_LOG_LEVEL ??= 'silent';
 /** The tests' helpers (loaded once the order above is set): the trigger in n8n-core's poll executor. */
-let helpers: typeof import('../test/helpers/trigger') & typeof import('../test/helpers/credentials');
+let helpers: typeof import('../test/helpers/trigger') &
+	typeof import('../test/helpers/credentials');
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const FIRMS = values.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -41,9 +42,16 @@ const PAGE_DELAY_MS = 200;
 const BUDGETS_MS = [2_000, 5_000, 10_000, 36_000]; // 36 s: n8n's durable scheduler's budget
 
 const table = (header: string[], rows: Array<Array<string | number>>) => {
-	const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => String(row[column]).length)));
-	const line = (cells: Array<string | number>) => `| ${cells.map((cell, column) => String(cell).padEnd(widths[column])).join(' | ')} |`;
-	return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+	const widths = header.map((title, column) =>
+		Math.max(title.length, ...rows.map((row) => String(row[column]).length)),
+	);
+	const line = (cells: Array<string | number>) =>
+		`| ${cells.map((cell, column) => String(cell).padEnd(widths[column])).join(' | ')} |`;
+	return [
+		line(header),
+		`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`,
+		...rows.map(line),
+	].join('\n');
 };
 
 /** The service's clock moves on by a minute (and runs). */
@@ -56,23 +64,34 @@ function aMinuteLater(sandbox: Sandbox, clock: { offsetMs: number }) {
 function burst(sandbox: Sandbox, ids: string[]) {
 	const start = Date.parse(sandbox.now());
 	ids.forEach((id, index) => {
-		if (index % 1_000 === 0) sandbox.setClock({ frozenAt: new Date(start + (index * 999) / ids.length).toISOString() });
+		if (index % 1_000 === 0)
+			sandbox.setClock({ frozenAt: new Date(start + (index * 999) / ids.length).toISOString() });
 		sandbox.completeAmlDetermination(id, 'LOW');
 	});
 }
 
-async function idleCost(sandbox: Sandbox, ids: string[], size: number, withDate: boolean, clock: { offsetMs: number }) {
+async function idleCost(
+	sandbox: Sandbox,
+	ids: string[],
+	size: number,
+	withDate: boolean,
+	clock: { offsetMs: number },
+) {
 	const { createTriggerPoller, pageHookProxy, triggerRequests } = helpers;
 	const proxy = await pageHookProxy(sandbox);
 	try {
 		proxy.sendDate(withDate);
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: proxy.credentials() });
+		const poller = createTriggerPoller({
+			parameters: { event: 'clientModified' },
+			credentials: proxy.credentials(),
+		});
 		aMinuteLater(sandbox, clock);
 		await poller.poll();
 		burst(sandbox, ids.slice(0, size));
 		aMinuteLater(sandbox, clock);
 		const emitted = await poller.poll();
-		if (emitted.length !== size) throw new Error(`The poll after a burst of ${size} emitted ${emitted.length}`);
+		if (emitted.length !== size)
+			throw new Error(`The poll after a burst of ${size} emitted ${emitted.length}`);
 		const idle: Array<{ requests: number; ms: number }> = [];
 		for (let poll = 0; poll < 3; poll++) {
 			aMinuteLater(sandbox, clock);
@@ -81,15 +100,28 @@ async function idleCost(sandbox: Sandbox, ids: string[], size: number, withDate:
 			if ((await poller.poll()).length > 0) throw new Error('An idle poll emitted something');
 			idle.push({ requests: triggerRequests(sandbox).length, ms: performance.now() - started });
 		}
-		return { requests: idle.map((poll) => poll.requests).join(', '), ms: Math.max(...idle.map((poll) => poll.ms)), state: JSON.stringify(poller.saved()).length };
+		return {
+			requests: idle.map((poll) => poll.requests).join(', '),
+			ms: Math.max(...idle.map((poll) => poll.ms)),
+			state: JSON.stringify(poller.saved()).length,
+		};
 	} finally {
 		await proxy.close();
 	}
 }
 
-async function drain(sandbox: Sandbox, ids: string[], budgetMs: number, clock: { offsetMs: number }) {
+async function drain(
+	sandbox: Sandbox,
+	ids: string[],
+	budgetMs: number,
+	clock: { offsetMs: number },
+) {
 	const { createTriggerPoller, credentialsFor, triggerRequests } = helpers;
-	const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: credentialsFor(sandbox), budgetMs });
+	const poller = createTriggerPoller({
+		parameters: { event: 'clientModified' },
+		credentials: credentialsFor(sandbox),
+		budgetMs,
+	});
 	aMinuteLater(sandbox, clock);
 	await poller.poll();
 	burst(sandbox, ids.slice(0, BACKLOG));
@@ -125,7 +157,10 @@ async function drain(sandbox: Sandbox, ids: string[], budgetMs: number, clock: {
 }
 
 async function main() {
-	helpers = { ...(await import('../test/helpers/trigger')), ...(await import('../test/helpers/credentials')) };
+	helpers = {
+		...(await import('../test/helpers/trigger')),
+		...(await import('../test/helpers/credentials')),
+	};
 	const idleRows: Array<Array<string | number>> = [];
 	const drainRows: Array<Array<string | number>> = [];
 	for (const firm of FIRMS) {
@@ -136,7 +171,14 @@ async function main() {
 			for (const size of new Set(BURSTS.map((burstSize) => Math.min(burstSize, firm)))) {
 				const withDate = await idleCost(sandbox, ids, size, true, clock);
 				const without = await idleCost(sandbox, ids, size, false, clock);
-				idleRows.push([firm.toLocaleString('en'), size.toLocaleString('en'), withDate.requests, `${withDate.ms.toFixed(0)} ms`, `${withDate.state} B`, without.requests]);
+				idleRows.push([
+					firm.toLocaleString('en'),
+					size.toLocaleString('en'),
+					withDate.requests,
+					`${withDate.ms.toFixed(0)} ms`,
+					`${withDate.state} B`,
+					without.requests,
+				]);
 				console.error(`firm ${firm}, burst ${size}: done`);
 			}
 			if (firm === FIRMS[FIRMS.length - 1]) {
@@ -158,12 +200,38 @@ async function main() {
 		}
 	}
 
-	console.log(`\nRequests per idle poll (three idle polls each), Client Created or Modified, pages of ${MAX_PAGE_SIZE}:\n`);
 	console.log(
-		table(['Firm (clients)', 'Burst before (clients)', 'Requests per idle poll', 'Slowest idle poll', 'Saved state', 'Without Date (0.1.0 rule)'], idleRows),
+		`\nRequests per idle poll (three idle polls each), Client Created or Modified, pages of ${MAX_PAGE_SIZE}:\n`,
 	);
-	console.log(`\nDraining a backlog of ${BACKLOG.toLocaleString('en')} changes on a firm of ${FIRMS[FIRMS.length - 1].toLocaleString('en')}, pages slowed by ${PAGE_DELAY_MS} ms:\n`);
-	console.log(table(['Poll budget', 'Pages', 'Page time', 'Polls to drain', 'Ideal ⌈pages ÷ pages per budget⌉', 'Largest saved state'], drainRows));
+	console.log(
+		table(
+			[
+				'Firm (clients)',
+				'Burst before (clients)',
+				'Requests per idle poll',
+				'Slowest idle poll',
+				'Saved state',
+				'Without Date (0.1.0 rule)',
+			],
+			idleRows,
+		),
+	);
+	console.log(
+		`\nDraining a backlog of ${BACKLOG.toLocaleString('en')} changes on a firm of ${FIRMS[FIRMS.length - 1].toLocaleString('en')}, pages slowed by ${PAGE_DELAY_MS} ms:\n`,
+	);
+	console.log(
+		table(
+			[
+				'Poll budget',
+				'Pages',
+				'Page time',
+				'Polls to drain',
+				'Ideal ⌈pages ÷ pages per budget⌉',
+				'Largest saved state',
+			],
+			drainRows,
+		),
+	);
 }
 
 main().catch((error) => {

@@ -72,8 +72,12 @@ interface Counted {
 let runCounter = 0;
 
 /** The input items: `existing` of them, spread evenly over the batch, hold a client's number; the others a new one. */
-function inputFor({ items, existing }: Scenario, holders: Array<{ id: string; referenceNumber: string }>) {
-	const holdsExisting = (index: number) => Math.floor(((index + 1) * existing) / items) > Math.floor((index * existing) / items);
+function inputFor(
+	{ items, existing }: Scenario,
+	holders: Array<{ id: string; referenceNumber: string }>,
+) {
+	const holdsExisting = (index: number) =>
+		Math.floor(((index + 1) * existing) / items) > Math.floor((index * existing) / items);
 	let used = 0;
 	return Array.from({ length: items }, (_, index) => {
 		if (!holdsExisting(index)) return { reference: `BENCH-${++runCounter}`, holder: undefined };
@@ -99,37 +103,53 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 		const firm = await listAll(sandbox);
 		const withReference = firm.filter((client) => typeof client.referenceNumber === 'string');
 		const step = Math.max(1, Math.floor(withReference.length / Math.max(1, scenario.existing)));
-		const holders = Array.from({ length: scenario.existing }, (_, index) => withReference[index * step]).map((client) => ({
+		const holders = Array.from(
+			{ length: scenario.existing },
+			(_, index) => withReference[index * step],
+		).map((client) => ({
 			id: client.id as string,
 			referenceNumber: client.referenceNumber as string,
 		}));
-		const workflow = savedWorkflow({ credentials: credentialsFor(sandbox), typeVersion: 2, parameters: UPSERT });
-		const itemsOf = (input: ReturnType<typeof inputFor>) => input.map(({ reference }, index) => ({ reference, lastName: `Bench ${index}` }));
+		const workflow = savedWorkflow({
+			credentials: credentialsFor(sandbox),
+			typeVersion: 2,
+			parameters: UPSERT,
+		});
+		const itemsOf = (input: ReturnType<typeof inputFor>) =>
+			input.map(({ reference }, index) => ({ reference, lastName: `Bench ${index}` }));
 		if (scenario.execution === 'next') {
 			const first = await workflow.run({ input: itemsOf(inputFor(scenario, holders)) });
 			if (first.error) throw first.error;
 			const others = firm.filter((client) => !holders.some((holder) => holder.id === client.id));
 			for (const [index, other] of others.slice(0, scenario.changesBetween ?? 0).entries()) {
-				await serviceCall(sandbox, 'PATCH', `/clients/${other.id as string}`, { nextReviewDate: `2031-01-${String((index % 28) + 1).padStart(2, '0')}` });
+				await serviceCall(sandbox, 'PATCH', `/clients/${other.id as string}`, {
+					nextReviewDate: `2031-01-${String((index % 28) + 1).padStart(2, '0')}`,
+				});
 			}
 		}
 		const input = inputFor(scenario, holders);
 		sandbox.clearRequests();
 
 		const started = performance.now();
-		const run = await workflow.run({ input: itemsOf(input), mode: scenario.execution === 'manual' ? 'manual' : 'webhook' });
+		const run = await workflow.run({
+			input: itemsOf(input),
+			mode: scenario.execution === 'manual' ? 'manual' : 'webhook',
+		});
 		const ms = performance.now() - started;
 
 		if (run.error) throw run.error;
 		input.forEach(({ reference, holder }, index) => {
 			const output = run.json[index];
 			if (output?.referenceNumber !== reference || (holder !== undefined && output.id !== holder)) {
-				throw new Error(`Item ${index} output ${JSON.stringify(output)} for reference ${reference} (holder ${holder ?? 'none'})`);
+				throw new Error(
+					`Item ${index} output ${JSON.stringify(output)} for reference ${reference} (holder ${holder ?? 'none'})`,
+				);
 			}
 		});
 		const requests = sandbox.requests();
 		const count = (method: string, path?: RegExp) =>
-			requests.filter((request) => request.method === method && (!path || path.test(request.path))).length;
+			requests.filter((request) => request.method === method && (!path || path.test(request.path)))
+				.length;
 		const counted = {
 			POST: count('POST'),
 			list: count('GET', /^\/clients$/),
@@ -138,7 +158,8 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 			ms,
 			savedKb: Number((JSON.stringify(workflow.saved()).length / 1000).toFixed(1)),
 		};
-		if (counted.POST + counted.list + counted.read + counted.PATCH !== requests.length) throw new Error('The node sent another kind of request');
+		if (counted.POST + counted.list + counted.read + counted.PATCH !== requests.length)
+			throw new Error('The node sent another kind of request');
 		return counted;
 	} finally {
 		await sandbox.close();
@@ -158,10 +179,16 @@ const spread = (numbers: number[]) => {
 };
 
 const describe = ({ items, existing }: Scenario) =>
-	existing === 0 ? 'new' : existing === items ? 'existing' : `${existing} existing, ${items - existing} new`;
+	existing === 0
+		? 'new'
+		: existing === items
+			? 'existing'
+			: `${existing} existing, ${items - existing} new`;
 
 const executionOf = ({ execution, changesBetween }: Scenario) =>
-	changesBetween ? `${execution}, after ${changesBetween.toLocaleString('en-US')} changes` : execution;
+	changesBetween
+		? `${execution}, after ${changesBetween.toLocaleString('en-US')} changes`
+		: execution;
 
 async function main() {
 	const rows: string[] = [];
@@ -177,9 +204,13 @@ async function main() {
 		rows.push(
 			`| ${scenario.items} | ${describe(scenario)} | ${executionOf(scenario)} | ${of('POST')} | ${of('list')} | ${of('read')} | ${of('PATCH')} | ${spread(totals)} | ${perItem} | ${ms} | ${savedKb} |`,
 		);
-		console.error(`done: ${scenario.items} item(s), ${describe(scenario)}, ${executionOf(scenario)}`);
+		console.error(
+			`done: ${scenario.items} item(s), ${describe(scenario)}, ${executionOf(scenario)}`,
+		);
 	}
-	console.log(`Create or Update on a firm of ${firmSize.toLocaleString('en-US')} clients, ${runs} runs per row (requests: every run; time: median)\n`);
+	console.log(
+		`Create or Update on a firm of ${firmSize.toLocaleString('en-US')} clients, ${runs} runs per row (requests: every run; time: median)\n`,
+	);
 	console.log(
 		'| items | reference numbers | execution | POST (create) | GET /clients (listing) | GET /clients/{id} | PATCH (update) | requests | requests per item | ms, median | static data KB |',
 	);

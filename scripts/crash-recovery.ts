@@ -122,7 +122,10 @@ interface Runtime {
 }
 
 async function startRuntime(kase: Case, dir: string, tarball: string): Promise<Runtime> {
-	const env = { N8N_LOG_LEVEL: 'debug', ...(kase.scheduler === 'durable' ? DURABLE_SCHEDULER : {}) };
+	const env = {
+		N8N_LOG_LEVEL: 'debug',
+		...(kase.scheduler === 'durable' ? DURABLE_SCHEDULER : {}),
+	};
 	if (kase.mode === 'queue') {
 		const queue = await new QueueMode({ dir, tarball, env }).start();
 		return {
@@ -162,7 +165,13 @@ async function startRuntime(kase: Case, dir: string, tarball: string): Promise<R
 async function provision(n8n: N8n, baseUrl: string, apiKey: string): Promise<string> {
 	const rest = n8n.rest;
 	await rest.signInOwner(DEMO_OWNER);
-	const credentials = { complianceRecordsApi: await rest.createCredential('Compliance Records (API key)', 'complianceRecordsApi', { baseUrl, apiKey }) };
+	const credentials = {
+		complianceRecordsApi: await rest.createCredential(
+			'Compliance Records (API key)',
+			'complianceRecordsApi',
+			{ baseUrl, apiKey },
+		),
+	};
 	return await rest.publishWorkflow({
 		name: 'Trigger',
 		nodes: [
@@ -194,7 +203,9 @@ function triggerItems(run: ExecutionRun): Array<Record<string, unknown>> {
 		.map((item) => item.json)
 		.filter((json) => !json.isArtificialRecoveredEventItem);
 	if (output.length > 0) return output;
-	const waiting = run.data.executionData?.nodeExecutionStack.find((entry) => entry.node.name === TRIGGER_NAME);
+	const waiting = run.data.executionData?.nodeExecutionStack.find(
+		(entry) => entry.node.name === TRIGGER_NAME,
+	);
 	return (waiting?.data.main[0] ?? []).map((item) => item.json);
 }
 
@@ -214,7 +225,11 @@ async function deliveredSoFar(
 		if (!finished && execution.status !== 'crashed' && execution.status !== 'error') continue; // still running
 		if (!finished) crashedIds.push(execution.id);
 		for (const json of triggerItems(await executionRun(rest, execution.id))) {
-			(finished ? emissions : inCrashed).push({ clientId: String(json.id), lastModifiedAt: String(json.lastModifiedAt), executionId: execution.id });
+			(finished ? emissions : inCrashed).push({
+				clientId: String(json.id),
+				lastModifiedAt: String(json.lastModifiedAt),
+				executionId: execution.id,
+			});
 		}
 	}
 	return { emissions, inCrashed, crashedIds };
@@ -241,7 +256,10 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		});
 		runtime = await startRuntime(kase, dir, tarball);
 		const workflowId = await provision(runtime.poller(), proxy.baseUrl, sandbox.apiKey);
-		await waitFor('the first poll', async () => (listings > 0 || undefined), { timeoutMs: POLL_WAIT_MS, intervalMs: 500 });
+		await waitFor('the first poll', async () => listings > 0 || undefined, {
+			timeoutMs: POLL_WAIT_MS,
+			intervalMs: 500,
+		});
 		await new Promise((done) => setTimeout(done, 3000)); // let it finish and save its starting point
 		listingDone = listings;
 		const watchingSince = Date.now();
@@ -259,7 +277,13 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		};
 		let pages = 0;
 		proxy.setHook(async ({ method, path, cursor }) => {
-			if (kase.moment !== 'emitted' && method === 'GET' && path === '/clients' && cursor && listings > listingDone) {
+			if (
+				kase.moment !== 'emitted' &&
+				method === 'GET' &&
+				path === '/clients' &&
+				cursor &&
+				listings > listingDone
+			) {
 				pages++;
 				if (pages === 2 && kase.moment === 'backlog') kill('a poll is on page 3 of the backlog');
 				await new Promise((done) => setTimeout(done, 1000)); // a slow page: the poll is mid-way
@@ -272,7 +296,10 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		});
 		let note = '';
 		if (kase.moment !== 'none') {
-			await waitFor('the moment to kill', async () => (killed ? true : undefined), { timeoutMs: POLL_WAIT_MS * 2, intervalMs: 200 }).catch(() => {
+			await waitFor('the moment to kill', async () => (killed ? true : undefined), {
+				timeoutMs: POLL_WAIT_MS * 2,
+				intervalMs: 200,
+			}).catch(() => {
 				note = 'the moment to kill never came (no poll paged or emitted): not killed; ';
 				log(`${name}: ${note}`);
 			});
@@ -286,10 +313,13 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 
 		const rest = runtime.poller().rest;
 		await rest.signInOwner(DEMO_OWNER);
-		const changes = (): Change[] => sandbox.changes().filter((change) => Date.parse(change.lastModifiedAt) >= watchingSince);
+		const changes = (): Change[] =>
+			sandbox.changes().filter((change) => Date.parse(change.lastModifiedAt) >= watchingSince);
 		await waitFor(
 			'every change to be delivered',
-			async () => (countDelivery(changes(), (await deliveredSoFar(rest, workflowId)).emissions).lost.length === 0 || undefined),
+			async () =>
+				countDelivery(changes(), (await deliveredSoFar(rest, workflowId)).emissions).lost.length ===
+					0 || undefined,
 			{ timeoutMs: POLL_WAIT_MS * 2, intervalMs: 5000 },
 		).catch((error: Error) => log(`${name}: ${error.message}`));
 		await new Promise((done) => setTimeout(done, 65_000)); // one more poll after that
@@ -297,12 +327,18 @@ async function runCase(kase: Case, tarball: string): Promise<Result> {
 		const { emissions, inCrashed, crashedIds } = await deliveredSoFar(rest, workflowId);
 		const delivery = countDelivery(changes(), emissions);
 		const stillLost = countDelivery(delivery.lost, inCrashed).lost.length;
-		const deliveredStates = new Set(emissions.map((emission) => `${emission.clientId}@${emission.lastModifiedAt}`));
+		const deliveredStates = new Set(
+			emissions.map((emission) => `${emission.clientId}@${emission.lastModifiedAt}`),
+		);
 		// What a user can do about a crashed execution: Retry it in n8n's list of executions.
 		for (const id of crashedIds) {
-			await rest.request('POST', `/executions/${id}/retry`, { loadWorkflow: false }).catch((error: Error) => log(`${name}: retry of ${id}: ${error.message}`));
+			await rest
+				.request('POST', `/executions/${id}/retry`, { loadWorkflow: false })
+				.catch((error: Error) => log(`${name}: retry of ${id}: ${error.message}`));
 		}
-		const afterRetry = crashedIds.length ? countDelivery(changes(), (await deliveredSoFar(rest, workflowId)).emissions) : delivery;
+		const afterRetry = crashedIds.length
+			? countDelivery(changes(), (await deliveredSoFar(rest, workflowId)).emissions)
+			: delivery;
 		return {
 			...kase,
 			changes: delivery.changes,
@@ -334,13 +370,19 @@ async function main() {
 	const pick = <T extends string>(name: string, defaults: T[], allowed: T[] = defaults): T[] => {
 		const chosen = argument(name);
 		if (chosen === undefined) return defaults;
-		if (!allowed.includes(chosen as T)) throw new Error(`--${name} must be one of ${allowed.join(', ')}`);
+		if (!allowed.includes(chosen as T))
+			throw new Error(`--${name} must be one of ${allowed.join(', ')}`);
 		return [chosen as T];
 	};
 	const cases: Case[] = [];
 	for (const mode of pick<Mode>('mode', ['single', 'queue'])) {
 		for (const scheduler of pick<Scheduler>('scheduler', ['memory', 'durable'])) {
-			for (const moment of pick<Moment>('moment', ['backlog', 'emitted'], ['backlog', 'emitted', 'none'])) cases.push({ mode, moment, scheduler });
+			for (const moment of pick<Moment>(
+				'moment',
+				['backlog', 'emitted'],
+				['backlog', 'emitted', 'none'],
+			))
+				cases.push({ mode, moment, scheduler });
 		}
 	}
 	await ensureN8n();
@@ -359,11 +401,29 @@ async function main() {
 		}
 	}
 	const rows = [
-		['mode', 'scheduler', 'killed', 'changes', 'delivered', 'lost', 'repeated', 'crashed executions', 'lost changes held by them', 'after retrying them: lost', 'repeated', 'seconds', 'note'],
+		[
+			'mode',
+			'scheduler',
+			'killed',
+			'changes',
+			'delivered',
+			'lost',
+			'repeated',
+			'crashed executions',
+			'lost changes held by them',
+			'after retrying them: lost',
+			'repeated',
+			'seconds',
+			'note',
+		],
 		...results.map((result) => [
 			result.mode,
 			result.scheduler,
-			{ backlog: 'paging a backlog', emitted: 'after emit, execution running', none: 'not killed (control)' }[result.moment],
+			{
+				backlog: 'paging a backlog',
+				emitted: 'after emit, execution running',
+				none: 'not killed (control)',
+			}[result.moment],
 			result.changes,
 			result.delivered,
 			result.lost,
@@ -379,7 +439,9 @@ async function main() {
 	process.stdout.write(`${rows.map((row) => `| ${row.join(' | ')} |`).join('\n')}\n`);
 	log(`all cases in ${formatDuration(Date.now() - startedAt)}`);
 	for (const failure of failed) process.stdout.write(`Could not run ${failure}\n`);
-	const lostOrRepeated = results.some((result) => result.lostAfterRetry > 0 || result.repeatedAfterRetry > 0);
+	const lostOrRepeated = results.some(
+		(result) => result.lostAfterRetry > 0 || result.repeatedAfterRetry > 0,
+	);
 	if (failed.length > 0 || lostOrRepeated) process.exitCode = 1;
 }
 

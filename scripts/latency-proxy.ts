@@ -44,7 +44,9 @@ type Reply = { listening: number } | { connections: number } | { hungUp: true };
 
 /** Starts the link in a process of its own: its timers and TLS work stay out of the client's. */
 export async function startLatencyProxy(options: LinkOptions): Promise<Link> {
-	const child: ChildProcess = fork(__filename, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+	const child: ChildProcess = fork(__filename, [JSON.stringify(options)], {
+		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+	});
 	const replies: Array<(reply: Reply) => void> = [];
 	child.on('message', (reply: Reply) => replies.shift()?.(reply));
 	const next = () => new Promise<Reply>((resolve) => replies.push(resolve));
@@ -55,12 +57,15 @@ export async function startLatencyProxy(options: LinkOptions): Promise<Link> {
 	};
 	const listening = await Promise.race([
 		next(),
-		new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`The latency proxy exited (${code})`)))),
+		new Promise<never>((_, reject) =>
+			child.once('exit', (code) => reject(new Error(`The latency proxy exited (${code})`))),
+		),
 	]);
 	const port = (listening as { listening: number }).listening;
 	return {
 		origin: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
-		connectionsSinceLastCall: async () => ((await ask('connections')) as { connections: number }).connections,
+		connectionsSinceLastCall: async () =>
+			((await ask('connections')) as { connections: number }).connections,
 		hangUp: async () => void (await ask('hangUp')),
 		stop: async () => {
 			if (child.exitCode !== null) return;
@@ -115,10 +120,17 @@ function forward(from: net.Socket, to: net.Socket, delayMs: number, firstExtraMs
 }
 
 /** Where accepted connections go: the service itself, or a TLS server in front of it. */
-async function upstreamOf({ target, tls: certificate }: LinkOptions): Promise<LinkOptions['target']> {
+async function upstreamOf({
+	target,
+	tls: certificate,
+}: LinkOptions): Promise<LinkOptions['target']> {
 	if (!certificate) return target;
 	const server = tls.createServer(
-		{ key: readFileSync(certificate.keyFile), cert: readFileSync(certificate.certFile), noDelay: true },
+		{
+			key: readFileSync(certificate.keyFile),
+			cert: readFileSync(certificate.certFile),
+			noDelay: true,
+		},
 		(secure) => {
 			const service = net.connect({ ...target, noDelay: true });
 			secure.pipe(service).pipe(secure);

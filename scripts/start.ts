@@ -14,8 +14,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { startSandbox } from 'compliance-records-sandbox';
-import { API_KEY_CREDENTIAL, DEMO_OWNER, OAUTH2_CREDENTIAL, provisionDemo } from '../test/helpers/n8n/demo';
-import { ensureN8n, formatDuration, isN8nInstalled, N8N_VERSION } from '../test/helpers/n8n/install';
+import {
+	API_KEY_CREDENTIAL,
+	DEMO_OWNER,
+	OAUTH2_CREDENTIAL,
+	provisionDemo,
+} from '../test/helpers/n8n/demo';
+import {
+	ensureN8n,
+	formatDuration,
+	isN8nInstalled,
+	N8N_VERSION,
+} from '../test/helpers/n8n/install';
 import { assertPortFree, N8n } from '../test/helpers/n8n/instance';
 
 const PORTS = { n8n: 5678, taskBroker: 5679, sandboxApi: 4010, sandboxAuth: 4011 };
@@ -90,7 +100,9 @@ async function main(): Promise<void> {
 
 	const exitCode = await n8n.onExit();
 	if (stopping) return; // stopped by Ctrl-C: the signal handler finishes
-	console.error(`\nn8n stopped by itself (exit code ${exitCode}). The end of its output:\n${tail(n8nLog, 30)}`);
+	console.error(
+		`\nn8n stopped by itself (exit code ${exitCode}). The end of its output:\n${tail(n8nLog, 30)}`,
+	);
 	await sandbox.close();
 	process.exit(1);
 }
@@ -149,7 +161,9 @@ function run(command: string, args: string[]): Promise<void> {
 		const child = spawn(command, args, { cwd: projectRoot, stdio: 'inherit' });
 		child.once('error', reject);
 		child.once('exit', (code) =>
-			code === 0 ? resolvePromise() : reject(new Error(`\`${command} ${args.join(' ')}\` failed (exit code ${code})`)),
+			code === 0
+				? resolvePromise()
+				: reject(new Error(`\`${command} ${args.join(' ')}\` failed (exit code ${code})`)),
 		);
 	});
 }

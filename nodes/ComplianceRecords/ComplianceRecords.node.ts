@@ -23,7 +23,8 @@ export class ComplianceRecords implements INodeType {
 		// text, the service's records).
 		version: [1, 2],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Create, read and update AML client records in the Client Compliance Records Service',
+		description:
+			'Create, read and update AML client records in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -8,11 +8,22 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { authenticationProperty, serviceCredentials } from './authentication';
-import { calendarDate, checkReviewDays, isInWindow, REVIEW_DUE_WITHIN, reviewWindow } from './helpers/dates';
+import {
+	calendarDate,
+	checkReviewDays,
+	isInWindow,
+	REVIEW_DUE_WITHIN,
+	reviewWindow,
+} from './helpers/dates';
 import { outputFor } from './helpers/output';
 import { PollBudget } from './trigger/budget';
 import { triggerProperties } from './trigger/description';
-import { determinationCompletedAt, type EventTime, modifiedAt, pollChanges } from './trigger/events/changes';
+import {
+	determinationCompletedAt,
+	type EventTime,
+	modifiedAt,
+	pollChanges,
+} from './trigger/events/changes';
 import { pollReviewDue } from './trigger/events/reviewDue';
 import { fetchFullClient } from './trigger/listing';
 import type { Client } from './trigger/validation';
@@ -49,7 +60,10 @@ export class ComplianceRecordsTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Compliance Records Trigger',
 		name: 'complianceRecordsTrigger',
-		icon: { light: 'file:../../icons/complianceRecords.svg', dark: 'file:../../icons/complianceRecords.dark.svg' },
+		icon: {
+			light: 'file:../../icons/complianceRecords.svg',
+			dark: 'file:../../icons/complianceRecords.dark.svg',
+		},
 		group: ['trigger'],
 		// 1.1 simplifies its output by default; version 1 (0.1.0) emits the service's records.
 		version: [1, 1.1],
@@ -67,8 +81,14 @@ export class ComplianceRecordsTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const event = this.getNodeParameter('event') as TriggerEvent;
-		const reviewDays = event === 'reviewDue' ? checkReviewDays(this.getNodeParameter('days'), this.getNode()) : undefined;
-		const { fetchFullClient: fetchFull = false } = this.getNodeParameter('options', {}) as IDataObject;
+		const reviewDays =
+			event === 'reviewDue'
+				? checkReviewDays(this.getNodeParameter('days'), this.getNode())
+				: undefined;
+		const { fetchFullClient: fetchFull = false } = this.getNodeParameter(
+			'options',
+			{},
+		) as IDataObject;
 
 		const simplified = this.getNodeParameter('simplify', false) === true;
 		const output = outputFor(
@@ -77,10 +97,16 @@ export class ComplianceRecordsTrigger implements INodeType {
 		);
 		const budget = new PollBudget(this);
 		// What an emitted client is: the list item as listed, or the full client (a request each).
-		const fullClient = fetchFull ? async (client: Client) => await fetchFullClient.call(this, budget, client.id) : undefined;
+		const fullClient = fetchFull
+			? async (client: Client) => await fetchFullClient.call(this, budget, client.id)
+			: undefined;
 
 		if (this.getMode() === 'manual') {
-			const sample = await latestEvents.call(this, budget, sampleEventTime(this, event, reviewDays ?? 0));
+			const sample = await latestEvents.call(
+				this,
+				budget,
+				sampleEventTime(this, event, reviewDays ?? 0),
+			);
 			if (sample.length === 0) {
 				throw new NodeOperationError(this.getNode(), NOTHING_YET[event], {
 					description: 'Make such a change in the service, then fetch a test event again.',
@@ -95,7 +121,12 @@ export class ComplianceRecordsTrigger implements INodeType {
 		const workflowStaticData = this.getWorkflowStaticData('global');
 		const nodeName = this.getNode().name;
 		const startedFrom = generationOf(staticData);
-		const saved = stateToResume(staticData, workflowStaticData[activationCopyKey(nodeName)], event, reviewDays);
+		const saved = stateToResume(
+			staticData,
+			workflowStaticData[activationCopyKey(nodeName)],
+			event,
+			reviewDays,
+		);
 
 		// When the trigger took its starting point, by the host's clock: it only orders an activation
 		// copy against the state of another configuration (see state.ts).
@@ -104,12 +135,24 @@ export class ComplianceRecordsTrigger implements INodeType {
 		let state: SavedState;
 		if (event === 'reviewDue') {
 			const days = reviewDays ?? 0;
-			const result = await pollReviewDue.call(this, budget, saved?.event === 'reviewDue' ? saved.review : undefined, days, fullClient);
+			const result = await pollReviewDue.call(
+				this,
+				budget,
+				saved?.event === 'reviewDue' ? saved.review : undefined,
+				days,
+				fullClient,
+			);
 			emitted = result.emitted;
 			state = { event, reviewDays: days, review: result.state, startedAt };
 		} else {
 			const stream = saved?.event === event ? saved.stream : undefined;
-			const result = await pollChanges.call(this, budget, stream, STREAM_EVENT_TIMES[event], fullClient);
+			const result = await pollChanges.call(
+				this,
+				budget,
+				stream,
+				STREAM_EVENT_TIMES[event],
+				fullClient,
+			);
 			emitted = result.emitted;
 			state = { event, stream: result.state, startedAt };
 		}

@@ -24,7 +24,8 @@ interface Timing {
 function summary(label: string, timings: Timing[]): string {
 	const stat = (pick: (timing: Timing) => number) => {
 		const sorted = timings.map(pick).sort((a, b) => a - b);
-		const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))].toFixed(1);
+		const at = (share: number) =>
+			sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))].toFixed(1);
 		return `median ${at(0.5)}, p95 ${at(0.95)}, max ${sorted[sorted.length - 1].toFixed(1)}`;
 	};
 	return `${label.padEnd(44)} ${String(timings.length).padStart(4)} pages | over HTTP ms: ${stat((t) => t.client)} | in the server ms: ${stat((t) => t.server)}`;
@@ -34,7 +35,8 @@ function summary(label: string, timings: Timing[]): string {
 function memoryOf(pid: number): string {
 	try {
 		const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-		const mb = (name: string) => Math.round(Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024);
+		const mb = (name: string) =>
+			Math.round(Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024);
 		return `rss ${mb('VmRSS')} MB (peak ${mb('VmHWM')} MB)`;
 	} catch {
 		return 'not measurable here (no /proc)';
@@ -45,7 +47,17 @@ async function main() {
 	const started = performance.now();
 	const server = spawn(
 		process.execPath,
-		['--import', 'tsx', 'src/cli.ts', '--port', '0', '--auth-port', '0', '--clients', String(clients)],
+		[
+			'--import',
+			'tsx',
+			'src/cli.ts',
+			'--port',
+			'0',
+			'--auth-port',
+			'0',
+			'--clients',
+			String(clients),
+		],
 		{ cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
 	);
 	// The server's request log lines end with its own handling time: "GET /clients?... 200 1.3 ms".
@@ -53,7 +65,8 @@ async function main() {
 	let output = '';
 	server.stdout.on('data', (chunk: Buffer) => {
 		output += chunk;
-		for (const match of chunk.toString().matchAll(/ GET \/clients\S* \d+ ([\d.]+) ms$/gm)) serverTimes.push(Number(match[1]));
+		for (const match of chunk.toString().matchAll(/ GET \/clients\S* \d+ ([\d.]+) ms$/gm))
+			serverTimes.push(Number(match[1]));
 	});
 	while (!output.includes('Press Ctrl-C to stop.')) {
 		if (server.exitCode !== null) throw new Error(`The sandbox exited:\n${output}`);
@@ -62,7 +75,9 @@ async function main() {
 	const readyMs = performance.now() - started;
 	const baseUrl = /API base URL +(\S+)/.exec(output)![1];
 	const apiKey = /API key +(\S+)/.exec(output)![1];
-	console.log(`${clients} clients: the CLI started, seeded and listening in ${readyMs.toFixed(0)} ms (spawn to banner)`);
+	console.log(
+		`${clients} clients: the CLI started, seeded and listening in ${readyMs.toFixed(0)} ms (spawn to banner)`,
+	);
 	console.log(`server memory after start: ${memoryOf(server.pid!)}`);
 
 	const headers = { 'accept-version': '1.0.0', authorization: `Bearer ${apiKey}` };
@@ -78,14 +93,21 @@ async function main() {
 				`${baseUrl}/clients?limit=200&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
 				{ headers },
 			);
-			const body = (await response.json()) as { data: { id: string }[]; meta: { next_cursor?: string } };
+			const body = (await response.json()) as {
+				data: { id: string }[];
+				meta: { next_cursor?: string };
+			};
 			clientTimes.push(performance.now() - before);
 			if (response.status !== 200) throw new Error(`${response.status} ${JSON.stringify(body)}`);
 			ids.push(...body.data.map((client) => client.id));
 			cursor = body.meta.next_cursor;
 		} while (cursor && clientTimes.length < maxPages);
-		while (serverTimes.length < firstServerTime + clientTimes.length) await new Promise((resolve) => setTimeout(resolve, 5));
-		const timings = clientTimes.map((client, index) => ({ client, server: serverTimes[firstServerTime + index] }));
+		while (serverTimes.length < firstServerTime + clientTimes.length)
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		const timings = clientTimes.map((client, index) => ({
+			client,
+			server: serverTimes[firstServerTime + index],
+		}));
 		return { timings, ids };
 	};
 	await walk('', 20); // warm-up: JIT and connection
@@ -102,8 +124,14 @@ async function main() {
 		});
 	}
 	const few = [];
-	for (let run = 0; run < 50; run++) few.push(await walk(`sinceModifiedAt=${encodeURIComponent(since)}`));
-	console.log(summary(`sinceModifiedAt matching ${few[0].ids.length} (few), 50 polls`, few.flatMap((poll) => poll.timings)));
+	for (let run = 0; run < 50; run++)
+		few.push(await walk(`sinceModifiedAt=${encodeURIComponent(since)}`));
+	console.log(
+		summary(
+			`sinceModifiedAt matching ${few[0].ids.length} (few), 50 polls`,
+			few.flatMap((poll) => poll.timings),
+		),
+	);
 
 	// Many matches: every client modified in the last 18 months of the seed.
 	const manySince = new Date(Date.now() - 548 * 86_400_000).toISOString();

@@ -67,10 +67,16 @@ export class Api {
 			GET: { run: (r) => this.listClients(r), query: [...LIST_QUERY, 'sinceModifiedAt'] },
 			POST: { run: (r) => this.createClient(r) },
 		},
-		'/clients/:id': { GET: { run: (r) => this.getClient(r) }, PATCH: { run: (r) => this.updateClient(r) } },
+		'/clients/:id': {
+			GET: { run: (r) => this.getClient(r) },
+			PATCH: { run: (r) => this.updateClient(r) },
+		},
 		'/firm': { GET: { run: (r) => this.getFirm(r) } },
 		'/individuals': { GET: { run: (r) => this.listIndividuals(r), query: LIST_QUERY } },
-		'/individuals/:id': { GET: { run: (r) => this.getIndividual(r) }, PATCH: { run: (r) => this.updateIndividual(r) } },
+		'/individuals/:id': {
+			GET: { run: (r) => this.getIndividual(r) },
+			PATCH: { run: (r) => this.updateIndividual(r) },
+		},
 		'/organisations': { GET: { run: (r) => this.listOrganisations(r), query: LIST_QUERY } },
 	};
 
@@ -94,7 +100,8 @@ export class Api {
 		const url = new URL(rawUrl, 'http://sandbox.invalid');
 		if (url.pathname.startsWith(CONTROL_PREFIX)) {
 			// Controls off, or a caller not on this machine: 404 like any unknown path, so the routes are invisible.
-			if (this.options.controls && isLoopback(req.socket.remoteAddress)) await handleControl(req, res, url, this.controlTarget);
+			if (this.options.controls && isLoopback(req.socket.remoteAddress))
+				await handleControl(req, res, url, this.controlTarget);
 			else this.errors.send(res, notFound(`No route ${req.method} ${url.pathname}`));
 			return;
 		}
@@ -125,7 +132,9 @@ export class Api {
 			}
 			const fault = this.faults.take(entry.path, req.headers.authorization);
 			// A fault after handling: the request acts, then its answer is lost to the error.
-			const handled = fault?.afterHandling ? this.dispatchOrError(req, url, routePath, raw) : undefined;
+			const handled = fault?.afterHandling
+				? this.dispatchOrError(req, url, routePath, raw)
+				: undefined;
 			const faultAnswer = fault && (await this.faults.apply(fault, res, this.closing));
 			if (faultAnswer === UNANSWERED) return; // logged with no status
 			if (faultAnswer) {
@@ -150,7 +159,9 @@ export class Api {
 			answered();
 			const elapsed = (performance.now() - started).toFixed(1);
 			const status = entry.status ?? 'aborted';
-			this.options.log?.(`${entry.method} ${url.pathname}${loggedQuery(url.searchParams)} ${status} ${elapsed} ms`);
+			this.options.log?.(
+				`${entry.method} ${url.pathname}${loggedQuery(url.searchParams)} ${status} ${elapsed} ms`,
+			);
 		}
 	};
 
@@ -163,7 +174,12 @@ export class Api {
 	}
 
 	/** {@link dispatch}, its own refusal (an HttpError) taken as its answer. */
-	private dispatchOrError(req: IncomingMessage, url: URL, routePath: string | undefined, raw: Buffer) {
+	private dispatchOrError(
+		req: IncomingMessage,
+		url: URL,
+		routePath: string | undefined,
+		raw: Buffer,
+	) {
 		try {
 			return this.dispatch(req, url, routePath, raw);
 		} catch (error) {
@@ -175,26 +191,49 @@ export class Api {
 	/** Route, then accept-version, then credentials, then the operation's own checks. */
 	private dispatch(req: IncomingMessage, url: URL, routePath: string | undefined, raw: Buffer) {
 		const segments = (routePath ?? '').split('/').slice(1);
-		const pattern = segments.length === 2 && segments[1] !== '' ? `/${segments[0]}/:id` : `/${segments.join('/')}`;
-		const methods = routePath === undefined || segments.length > 2 ? undefined : this.routes[pattern];
-		if (!methods) throw notFound(`No route ${req.method} ${url.pathname}: see the API's endpoints in the spec (§4)`);
+		const pattern =
+			segments.length === 2 && segments[1] !== ''
+				? `/${segments[0]}/:id`
+				: `/${segments.join('/')}`;
+		const methods =
+			routePath === undefined || segments.length > 2 ? undefined : this.routes[pattern];
+		if (!methods)
+			throw notFound(
+				`No route ${req.method} ${url.pathname}: see the API's endpoints in the spec (§4)`,
+			);
 		const operation = methods[req.method ?? ''];
 		if (!operation) {
-			throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}: use ${Object.keys(methods).join(' or ')}`, {
-				headers: { allow: Object.keys(methods).join(', ') },
-			});
+			throw new HttpError(
+				405,
+				`${req.method} is not allowed on ${url.pathname}: use ${Object.keys(methods).join(' or ')}`,
+				{
+					headers: { allow: Object.keys(methods).join(', ') },
+				},
+			);
 		}
 		const version = req.headers['accept-version'];
-		if (version === undefined) throw badRequest(`Missing accept-version header: send accept-version: ${API_VERSION}`);
+		if (version === undefined)
+			throw badRequest(`Missing accept-version header: send accept-version: ${API_VERSION}`);
 		if (version !== API_VERSION) {
-			throw badRequest(`Unsupported accept-version '${version}': the only supported version is ${API_VERSION}`);
+			throw badRequest(
+				`Unsupported accept-version '${version}': the only supported version is ${API_VERSION}`,
+			);
 		}
 		const caller = this.authenticator.authenticate(req.headers.authorization);
 		if (req.method !== 'GET' && caller.readOnly) {
-			throw new HttpError(403, 'This API key is read-only: use a key with write access to create or update records');
+			throw new HttpError(
+				403,
+				'This API key is read-only: use a key with write access to create or update records',
+			);
 		}
 		checkQueryNames(url.searchParams, operation.query ?? []);
-		return operation.run({ req, url, raw, caller, id: decodeComponent(segments[1] ?? '', 'The id in the path') });
+		return operation.run({
+			req,
+			url,
+			raw,
+			caller,
+			id: decodeComponent(segments[1] ?? '', 'The id in the path'),
+		});
 	}
 
 	private listClients({ url, caller }: ApiRequest) {
@@ -206,7 +245,9 @@ export class Api {
 				{ list: 'clients', firmId: caller.firmId, sinceModifiedAt },
 				{ cursor, limit },
 				filtered ? modifiedIndex.countAtOrAfter(sinceModifiedAt) : clients.length,
-				filtered ? (position) => modifiedIndex.nextAtOrAfter(position, sinceModifiedAt) : everyPosition(clients),
+				filtered
+					? (position) => modifiedIndex.nextAtOrAfter(position, sinceModifiedAt)
+					: everyPosition(clients),
 				(position) => this.render.clientListItem(clients[position]),
 			),
 		);
@@ -234,9 +275,15 @@ export class Api {
 	}
 
 	private listIndividuals({ url, caller }: ApiRequest) {
-		return ok(this.listAll(url, caller, 'individuals', this.store.firmData(caller.firmId).individuals, (individual) =>
-			this.render.individual(individual),
-		));
+		return ok(
+			this.listAll(
+				url,
+				caller,
+				'individuals',
+				this.store.firmData(caller.firmId).individuals,
+				(individual) => this.render.individual(individual),
+			),
+		);
 	}
 
 	private getIndividual({ caller, id }: ApiRequest) {
@@ -251,13 +298,25 @@ export class Api {
 
 	/** List items of organisations carry everything but relatedPartiesCount (see the README). */
 	private listOrganisations({ url, caller }: ApiRequest) {
-		return ok(this.listAll(url, caller, 'organisations', this.store.firmData(caller.firmId).organisations, (organisation) =>
-			this.render.organisation(organisation, false),
-		));
+		return ok(
+			this.listAll(
+				url,
+				caller,
+				'organisations',
+				this.store.firmData(caller.firmId).organisations,
+				(organisation) => this.render.organisation(organisation, false),
+			),
+		);
 	}
 
 	/** A list without a filter: every record of the firm, in creation order. */
-	private listAll<T, R>(url: URL, caller: Caller, list: string, items: readonly T[], render: (item: T) => R): Page<R> {
+	private listAll<T, R>(
+		url: URL,
+		caller: Caller,
+		list: string,
+		items: readonly T[],
+		render: (item: T) => R,
+	): Page<R> {
 		const { limit, cursor } = listQuery(url.searchParams);
 		return this.cursors.page(
 			{ list, firmId: caller.firmId },
@@ -284,7 +343,8 @@ export class Api {
 		try {
 			return write();
 		} catch (error) {
-			if (error instanceof ConflictError) throw new HttpError(409, error.message, { field: error.field });
+			if (error instanceof ConflictError)
+				throw new HttpError(409, error.message, { field: error.field });
 			throw error;
 		}
 	}
@@ -301,19 +361,28 @@ function checkQueryNames(params: URLSearchParams, allowed: string[]): void {
 					: `Unknown query parameter '${name}': this endpoint takes no query parameters`,
 			);
 		}
-		if (params.getAll(name).length > 1) throw invalidField(name, `The query parameter ${name} is given more than once`);
+		if (params.getAll(name).length > 1)
+			throw invalidField(name, `The query parameter ${name} is given more than once`);
 	}
 }
 
 /** The values of a list's query: limit (default 50), cursor, sinceModifiedAt in ms. */
 function listQuery(params: URLSearchParams) {
 	const limitText = params.get('limit');
-	const limit = limitText === null ? DEFAULT_LIMIT : /^\d+$/.test(limitText) ? Number(limitText) : NaN;
+	const limit =
+		limitText === null ? DEFAULT_LIMIT : /^\d+$/.test(limitText) ? Number(limitText) : NaN;
 	if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-		throw invalidField('limit', `limit must be a whole number from 1 to ${MAX_LIMIT} (got '${limitText}')`);
+		throw invalidField(
+			'limit',
+			`limit must be a whole number from 1 to ${MAX_LIMIT} (got '${limitText}')`,
+		);
 	}
 	const cursor = params.get('cursor') ?? undefined;
-	if (cursor === '') throw invalidField('cursor', 'cursor is empty: omit it for the first page, or pass meta.next_cursor');
+	if (cursor === '')
+		throw invalidField(
+			'cursor',
+			'cursor is empty: omit it for the first page, or pass meta.next_cursor',
+		);
 	const since = params.get('sinceModifiedAt');
 	let sinceModifiedAt: number | undefined;
 	if (since !== null && since !== '') {
@@ -335,10 +404,12 @@ const ok = (body: unknown) => ({ status: 200, body });
 /** The query as the CLI logs it: values of the paging parameters only, so no stray secret is printed. */
 function loggedQuery(params: URLSearchParams): string {
 	const shown = new URLSearchParams();
-	for (const [name, value] of params) shown.append(name, [...LIST_QUERY, 'sinceModifiedAt'].includes(name) ? value : '(hidden)');
+	for (const [name, value] of params)
+		shown.append(name, [...LIST_QUERY, 'sinceModifiedAt'].includes(name) ? value : '(hidden)');
 	const query = shown.toString();
 	return query ? `?${query}` : '';
 }
 
 /** Paging without a filter: every position is a match until the end of the list. */
-const everyPosition = (items: readonly unknown[]) => (position: number) => (position < items.length ? position : -1);
+const everyPosition = (items: readonly unknown[]) => (position: number) =>
+	position < items.length ? position : -1;

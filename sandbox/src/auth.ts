@@ -6,7 +6,14 @@
  * `Authorization: Bearer ...` and tells them apart itself: access tokens are JWTs, keys are not.
  */
 import type { KeyObject } from 'node:crypto';
-import { createHash, generateKeyPair, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
+import {
+	createHash,
+	generateKeyPair,
+	randomBytes,
+	sign,
+	timingSafeEqual,
+	verify,
+} from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 
@@ -38,7 +45,9 @@ interface ApiKey {
 }
 
 const unauthorized = (message: string) =>
-	new HttpError(401, message, { headers: { 'www-authenticate': 'Bearer realm="compliance-records"' } });
+	new HttpError(401, message, {
+		headers: { 'www-authenticate': 'Bearer realm="compliance-records"' },
+	});
 
 /** API keys, as the service's web application issues them under the firm's API services. */
 export class ApiKeys {
@@ -54,13 +63,19 @@ export class ApiKeys {
 	add(key: string, options: ApiKeyOptions): void {
 		const firmId = options.firmId ?? this.defaultFirmId;
 		if (!this.firmExists(firmId)) throw new RangeError(`No firm ${firmId}`);
-		if (typeof options.name !== 'string' || options.name.trim() === '') throw new RangeError('An API key needs a name');
+		if (typeof options.name !== 'string' || options.name.trim() === '')
+			throw new RangeError('An API key needs a name');
 		let expiresAtMs: number | undefined;
 		if (options.expiresAt !== undefined) {
 			expiresAtMs = Date.parse(options.expiresAt);
 			if (Number.isNaN(expiresAtMs)) throw new RangeError('expiresAt must be a date-time string');
 		}
-		this.keys.set(key, { firmId, name: options.name, expiresAtMs, readOnly: options.readOnly === true });
+		this.keys.set(key, {
+			firmId,
+			name: options.name,
+			expiresAtMs,
+			readOnly: options.readOnly === true,
+		});
 	}
 
 	create(options: ApiKeyOptions): string {
@@ -79,11 +94,18 @@ export class ApiKeys {
 	check(key: string): Caller {
 		const found = this.keys.get(key);
 		if (!found) {
-			throw unauthorized("Unknown API key: check the key, or generate one in the firm's settings under API services");
+			throw unauthorized(
+				"Unknown API key: check the key, or generate one in the firm's settings under API services",
+			);
 		}
-		if (found.revokedAt) throw unauthorized(`This API key ('${found.name}') was revoked at ${found.revokedAt}: generate a new one`);
+		if (found.revokedAt)
+			throw unauthorized(
+				`This API key ('${found.name}') was revoked at ${found.revokedAt}: generate a new one`,
+			);
 		if (found.expiresAtMs !== undefined && found.expiresAtMs <= this.clock.nowMs()) {
-			throw unauthorized(`This API key ('${found.name}') expired at ${new Date(found.expiresAtMs).toISOString()}: generate a new one`);
+			throw unauthorized(
+				`This API key ('${found.name}') expired at ${new Date(found.expiresAtMs).toISOString()}: generate a new one`,
+			);
 		}
 		return { firmId: found.firmId, readOnly: found.readOnly };
 	}
@@ -129,7 +151,12 @@ export class Jwt {
 		try {
 			const { alg, kid } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
 			if (alg !== 'RS256' || kid !== Jwt.keyId) return undefined;
-			const valid = verify('sha256', Buffer.from(`${header}.${payload}`), this.publicKey, Buffer.from(signature, 'base64url'));
+			const valid = verify(
+				'sha256',
+				Buffer.from(`${header}.${payload}`),
+				this.publicKey,
+				Buffer.from(signature, 'base64url'),
+			);
 			return valid ? JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) : undefined;
 		} catch {
 			return undefined;
@@ -137,7 +164,11 @@ export class Jwt {
 	}
 
 	jwks() {
-		return { keys: [{ ...this.publicKey.export({ format: 'jwk' }), kid: Jwt.keyId, alg: 'RS256', use: 'sig' }] };
+		return {
+			keys: [
+				{ ...this.publicKey.export({ format: 'jwk' }), kid: Jwt.keyId, alg: 'RS256', use: 'sig' },
+			],
+		};
 	}
 }
 
@@ -155,20 +186,30 @@ export class Authenticator {
 
 	authenticate(authorization: string | undefined): Caller {
 		if (authorization === undefined || authorization.trim() === '') {
-			throw unauthorized('Missing credentials: send the header Authorization: Bearer <API key or access token>');
+			throw unauthorized(
+				'Missing credentials: send the header Authorization: Bearer <API key or access token>',
+			);
 		}
 		const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
-		if (!match) throw unauthorized("Malformed Authorization header: expected 'Bearer <API key or access token>'");
+		if (!match)
+			throw unauthorized(
+				"Malformed Authorization header: expected 'Bearer <API key or access token>'",
+			);
 		const token = match[1];
 		return JWT_SHAPE.test(token) ? this.checkAccessToken(token) : this.keys.check(token);
 	}
 
 	private checkAccessToken(token: string): Caller {
 		const claims = this.jwt.verify(token);
-		if (!claims) throw unauthorized("Invalid access token: it was not signed by this service's authorization server");
+		if (!claims)
+			throw unauthorized(
+				"Invalid access token: it was not signed by this service's authorization server",
+			);
 		const { issuer, audience, apiScope } = this.expected;
 		if (claims.iss !== issuer || claims.aud !== audience) {
-			throw unauthorized('Invalid access token: it was issued for another service (issuer or audience differ)');
+			throw unauthorized(
+				'Invalid access token: it was issued for another service (issuer or audience differ)',
+			);
 		}
 		if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.clock.nowMs()) {
 			throw unauthorized('Access token expired: refresh it, or connect the credential again');
@@ -178,9 +219,13 @@ export class Authenticator {
 		}
 		const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
 		if (!scopes.includes(apiScope)) {
-			throw new HttpError(403, `The access token lacks the scope ${apiScope}: request the scopes 'openid ${apiScope}'`, {
-				headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${apiScope}"` },
-			});
+			throw new HttpError(
+				403,
+				`The access token lacks the scope ${apiScope}: request the scopes 'openid ${apiScope}'`,
+				{
+					headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${apiScope}"` },
+				},
+			);
 		}
 		return { firmId: claims.firm, readOnly: false };
 	}
@@ -255,20 +300,34 @@ export class AuthorizationServer {
 				case 'GET /oauth2/authorize':
 					return this.authorize(url.searchParams, res);
 				case 'POST /oauth2/token':
-					return this.json(res, 200, this.token(req, await readBody(req)), { 'cache-control': 'no-store', pragma: 'no-cache' });
+					return this.json(res, 200, this.token(req, await readBody(req)), {
+						'cache-control': 'no-store',
+						pragma: 'no-cache',
+					});
 				default:
 					return this.json(res, 404, { message: `No route ${route} on the authorization server` });
 			}
 		} catch (error) {
 			if (error instanceof OAuthError) {
-				return this.json(res, error.status, { error: error.error, error_description: error.message }, { 'cache-control': 'no-store' });
+				return this.json(
+					res,
+					error.status,
+					{ error: error.error, error_description: error.message },
+					{ 'cache-control': 'no-store' },
+				);
 			}
-			if (error instanceof HttpError) return this.json(res, error.status, { message: error.message });
+			if (error instanceof HttpError)
+				return this.json(res, error.status, { message: error.message });
 			throw error;
 		}
 	};
 
-	private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
+	private json(
+		res: ServerResponse,
+		status: number,
+		body: unknown,
+		headers: Record<string, string> = {},
+	): number {
 		sendJson(res, status, body, headers);
 		return status;
 	}
@@ -298,7 +357,10 @@ export class AuthorizationServer {
 		const clientId = params.get('client_id');
 		const redirectUri = params.get('redirect_uri');
 		if (clientId !== this.options.clientId) {
-			return this.errorPage(res, `Unknown client_id '${clientId ?? ''}': use the OAuth client id registered for your application.`);
+			return this.errorPage(
+				res,
+				`Unknown client_id '${clientId ?? ''}': use the OAuth client id registered for your application.`,
+			);
 		}
 		if (!redirectUri || !this.options.redirectUris.includes(redirectUri)) {
 			return this.errorPage(
@@ -314,10 +376,14 @@ export class AuthorizationServer {
 			res.writeHead(302, { location: target.toString(), 'cache-control': 'no-store' }).end();
 			return 302;
 		};
-		const fail = (error: string, description: string) => back({ error, error_description: description });
+		const fail = (error: string, description: string) =>
+			back({ error, error_description: description });
 
 		if (params.get('response_type') !== 'code') {
-			return fail('unsupported_response_type', 'Only response_type=code (Authorization Code with PKCE) is supported');
+			return fail(
+				'unsupported_response_type',
+				'Only response_type=code (Authorization Code with PKCE) is supported',
+			);
 		}
 		const scope = params.get('scope') ?? '';
 		const scopeProblem = this.scopeProblem(scope.split(' ').filter(Boolean));
@@ -333,7 +399,10 @@ export class AuthorizationServer {
 		}
 		const codeChallenge = params.get('code_challenge') ?? '';
 		if (!/^[\w-]{43}$/.test(codeChallenge)) {
-			return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+			return fail(
+				'invalid_request',
+				'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)',
+			);
 		}
 		const code = randomBytes(32).toString('base64url');
 		this.codes.set(code, {
@@ -360,7 +429,9 @@ export class AuthorizationServer {
 		const escaped = message.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 		res
 			.writeHead(400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-			.end(`<!doctype html><title>Authorization failed</title><h1>Authorization failed</h1><p>${escaped}</p>`);
+			.end(
+				`<!doctype html><title>Authorization failed</title><h1>Authorization failed</h1><p>${escaped}</p>`,
+			);
 		return 400;
 	}
 
@@ -373,7 +444,10 @@ export class AuthorizationServer {
 			case 'refresh_token':
 				return this.refresh(clientId, params);
 			default:
-				throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+				throw new OAuthError(
+					'unsupported_grant_type',
+					'grant_type must be authorization_code or refresh_token',
+				);
 		}
 	}
 
@@ -387,44 +461,73 @@ export class AuthorizationServer {
 		if (basic) {
 			const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
 			const separator = decoded.indexOf(':');
-			const [id, secret] = separator < 0 ? [decoded, ''] : [decoded.slice(0, separator), decoded.slice(separator + 1)];
-			if (secret !== '') throw new OAuthError('invalid_client', 'This client has no secret: send the client id only', 401);
+			const [id, secret] =
+				separator < 0 ? [decoded, ''] : [decoded.slice(0, separator), decoded.slice(separator + 1)];
+			if (secret !== '')
+				throw new OAuthError(
+					'invalid_client',
+					'This client has no secret: send the client id only',
+					401,
+				);
 			let headerClientId: string;
 			try {
 				headerClientId = decodeURIComponent(id);
 			} catch {
-				throw new OAuthError('invalid_client', 'The client id in the Authorization header is not correctly URL-encoded', 401);
+				throw new OAuthError(
+					'invalid_client',
+					'The client id in the Authorization header is not correctly URL-encoded',
+					401,
+				);
 			}
 			if (clientId !== undefined && clientId !== headerClientId) {
-				throw new OAuthError('invalid_request', 'client_id in the body and in the Authorization header differ');
+				throw new OAuthError(
+					'invalid_request',
+					'client_id in the body and in the Authorization header differ',
+				);
 			}
 			clientId = headerClientId;
 		}
-		if (clientId === undefined) throw new OAuthError('invalid_client', 'client_id is required', 401);
-		if (clientId !== this.options.clientId) throw new OAuthError('invalid_client', `Unknown client_id '${clientId}'`, 401);
+		if (clientId === undefined)
+			throw new OAuthError('invalid_client', 'client_id is required', 401);
+		if (clientId !== this.options.clientId)
+			throw new OAuthError('invalid_client', `Unknown client_id '${clientId}'`, 401);
 		return clientId;
 	}
 
 	private redeemCode(clientId: string, params: Record<string, string>) {
 		const stored = params.code === undefined ? undefined : this.codes.get(params.code);
 		if (!stored || stored.clientId !== clientId) {
-			throw new OAuthError('invalid_grant', 'The authorization code is unknown or was already used: authorize again');
+			throw new OAuthError(
+				'invalid_grant',
+				'The authorization code is unknown or was already used: authorize again',
+			);
 		}
 		// Single use: any redemption attempt consumes the code, so a verifier cannot be guessed.
 		this.codes.delete(params.code);
 		if (stored.expiresAtMs <= this.clock.nowMs()) {
-			throw new OAuthError('invalid_grant', 'The authorization code expired (codes live one minute): authorize again');
+			throw new OAuthError(
+				'invalid_grant',
+				'The authorization code expired (codes live one minute): authorize again',
+			);
 		}
 		if (params.redirect_uri !== stored.redirectUri) {
-			throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used to authorize');
+			throw new OAuthError(
+				'invalid_grant',
+				'redirect_uri does not match the one used to authorize',
+			);
 		}
 		if (params.code_verifier === undefined) {
 			throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
 		}
-		const challenge = Buffer.from(createHash('sha256').update(params.code_verifier).digest('base64url'));
+		const challenge = Buffer.from(
+			createHash('sha256').update(params.code_verifier).digest('base64url'),
+		);
 		const expected = Buffer.from(stored.codeChallenge);
 		if (challenge.length !== expected.length || !timingSafeEqual(challenge, expected)) {
-			throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge sent to authorize');
+			throw new OAuthError(
+				'invalid_grant',
+				'code_verifier does not match the code_challenge sent to authorize',
+			);
 		}
 		const refreshToken = randomBytes(32).toString('base64url');
 		this.refreshTokens.set(refreshToken, { clientId, scope: stored.scope });
@@ -437,7 +540,8 @@ export class AuthorizationServer {
 	 * they expire (they are self-contained JWTs).
 	 */
 	revokeGrants(): void {
-		for (const refreshToken of this.refreshTokens.keys()) this.revokedRefreshTokens.add(refreshToken);
+		for (const refreshToken of this.refreshTokens.keys())
+			this.revokedRefreshTokens.add(refreshToken);
 		this.refreshTokens.clear();
 	}
 
@@ -446,8 +550,10 @@ export class AuthorizationServer {
 		if (params.refresh_token !== undefined && this.revokedRefreshTokens.has(params.refresh_token)) {
 			throw new OAuthError('invalid_grant', 'Access was revoked by the user: connect again');
 		}
-		const grant = params.refresh_token === undefined ? undefined : this.refreshTokens.get(params.refresh_token);
-		if (!grant || grant.clientId !== clientId) throw new OAuthError('invalid_grant', 'The refresh token is unknown: connect again');
+		const grant =
+			params.refresh_token === undefined ? undefined : this.refreshTokens.get(params.refresh_token);
+		if (!grant || grant.clientId !== clientId)
+			throw new OAuthError('invalid_grant', 'The refresh token is unknown: connect again');
 		let scope = grant.scope;
 		if (params.scope !== undefined) {
 			const granted = grant.scope.split(' ');
@@ -511,10 +617,16 @@ function tokenParams(req: IncomingMessage, raw: Buffer): Record<string, string> 
 		} catch {
 			throw new OAuthError('invalid_request', 'The body is not valid JSON');
 		}
-		if (typeof body !== 'object' || body === null) throw new OAuthError('invalid_request', 'The body must be an object');
+		if (typeof body !== 'object' || body === null)
+			throw new OAuthError('invalid_request', 'The body must be an object');
 		return Object.fromEntries(
-			Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+			Object.entries(body).filter(
+				(entry): entry is [string, string] => typeof entry[1] === 'string',
+			),
 		);
 	}
-	throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded (or application/json)');
+	throw new OAuthError(
+		'invalid_request',
+		'Send the token request as application/x-www-form-urlencoded (or application/json)',
+	);
 }

@@ -50,7 +50,8 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 
 function describeLimits({ rateLimit, latencyMs, unavailableRate }: LimitSettings): string {
 	const parts = [
-		rateLimit && `${rateLimit.requests} requests per ${rateLimit.perSeconds === 1 ? 'second' : `${rateLimit.perSeconds} seconds`} (burst ${rateLimit.burst ?? rateLimit.requests})`,
+		rateLimit &&
+			`${rateLimit.requests} requests per ${rateLimit.perSeconds === 1 ? 'second' : `${rateLimit.perSeconds} seconds`} (burst ${rateLimit.burst ?? rateLimit.requests})`,
 		latencyMs ? `${latencyMs} ms added to each answer` : undefined,
 		unavailableRate ? `${unavailableRate * 100}% answered 502 or 503` : undefined,
 	].filter(Boolean);
@@ -95,10 +96,14 @@ async function main(): Promise<void> {
 		fail(`--error-format must be one of ${ERROR_FORMATS.join(', ')} (got '${errorFormat}')`);
 	}
 	const rateLimit = values['rate-limit'];
-	const rate = rateLimit === undefined ? undefined : /^(\d+(?:\.\d+)?)(?:\/(\d+(?:\.\d+)?))?$/.exec(rateLimit);
-	if (rate === null) fail(`--rate-limit must be N or N/SECONDS, e.g. 40 or 100/60 (got '${rateLimit}')`);
-	const unavailableRate = values['unavailable-rate'] === undefined ? undefined : Number(values['unavailable-rate']);
-	if (unavailableRate !== undefined && !(unavailableRate >= 0 && unavailableRate <= 1)) fail('--unavailable-rate must be a number from 0 to 1');
+	const rate =
+		rateLimit === undefined ? undefined : /^(\d+(?:\.\d+)?)(?:\/(\d+(?:\.\d+)?))?$/.exec(rateLimit);
+	if (rate === null)
+		fail(`--rate-limit must be N or N/SECONDS, e.g. 40 or 100/60 (got '${rateLimit}')`);
+	const unavailableRate =
+		values['unavailable-rate'] === undefined ? undefined : Number(values['unavailable-rate']);
+	if (unavailableRate !== undefined && !(unavailableRate >= 0 && unavailableRate <= 1))
+		fail('--unavailable-rate must be a number from 0 to 1');
 	const limits: LimitSettings = {
 		rateLimit: rate && {
 			requests: Number(rate[1]),
@@ -118,13 +123,20 @@ async function main(): Promise<void> {
 		apiKey: values['api-key'],
 		oauthClientId: values['oauth-client-id'],
 		redirectUris: values['redirect-uri'],
-		accessTokenTtlSeconds: values['access-token-ttl'] === undefined ? undefined : wholeNumber('access-token-ttl', values['access-token-ttl'], 0),
+		accessTokenTtlSeconds:
+			values['access-token-ttl'] === undefined
+				? undefined
+				: wholeNumber('access-token-ttl', values['access-token-ttl'], 0),
 		controls: values.controls,
 		errorFormat: errorFormat as ErrorFormat | undefined,
 		limits,
 		log: values.quiet ? undefined : (line) => console.log(`${new Date().toISOString()} ${line}`),
 	}).catch((error: NodeJS.ErrnoException) => {
-		fail(error.code === 'EADDRINUSE' ? `a port is already in use (${error.message}); choose others with --port and --auth-port` : error.message);
+		fail(
+			error.code === 'EADDRINUSE'
+				? `a port is already in use (${error.message}); choose others with --port and --auth-port`
+				: error.message,
+		);
 	});
 
 	console.log(

@@ -24,9 +24,12 @@ export class Clock {
 			if (setting.frozenAt === null) {
 				this.frozenAtMs = null;
 			} else {
-				const frozenAtMs = typeof setting.frozenAt === 'string' ? Date.parse(setting.frozenAt) : NaN;
+				const frozenAtMs =
+					typeof setting.frozenAt === 'string' ? Date.parse(setting.frozenAt) : NaN;
 				if (Number.isNaN(frozenAtMs)) {
-					throw new RangeError('frozenAt must be a date-time string such as 2026-01-31T09:00:00.000Z, or null');
+					throw new RangeError(
+						'frozenAt must be a date-time string such as 2026-01-31T09:00:00.000Z, or null',
+					);
 				}
 				this.frozenAtMs = frozenAtMs;
 			}

@@ -13,7 +13,17 @@ import type { ApiKeyOptions } from './auth';
 import type { ClockSetting } from './clock';
 import type { ErrorAnswer, ErrorFormat } from './errorFormat';
 import type { LimitSettings, Traffic } from './limits';
-import { HttpError, badRequest, decodeComponent, httpDate, jsonBody, notFound, readBody, sendJson, untilClosed } from './http';
+import {
+	HttpError,
+	badRequest,
+	decodeComponent,
+	httpDate,
+	jsonBody,
+	notFound,
+	readBody,
+	sendJson,
+	untilClosed,
+} from './http';
 import type { ChangeRecord, RiskLevel } from './store';
 
 /** One API request as the service received it. */
@@ -104,25 +114,50 @@ export class Faults {
 	constructor(private readonly nowMs: () => number) {}
 
 	inject(options: FaultOptions): void {
-		const { count, status, retryAfterSeconds, retryAfterAs, delayMs, hang, drop, path, afterHandling, apiKey, after } = options;
-		if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number of requests, at least 1');
-		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES)) throw new RangeError('status must be 500, 502, 503, 504 or 429');
-		if (hang !== undefined && typeof hang !== 'boolean') throw new RangeError('hang must be true or false');
-		if (hang && (status !== undefined || delayMs !== undefined)) throw new RangeError('hang never answers: give it no status or delayMs');
-		if (drop !== undefined && typeof drop !== 'boolean') throw new RangeError('drop must be true or false');
-		if (drop && (status !== undefined || hang)) throw new RangeError('drop never answers: give it no status, nor hang');
-		if (status === undefined && delayMs === undefined && !hang && !drop) throw new RangeError('give a status, a delayMs (or both), hang: true or drop: true');
+		const {
+			count,
+			status,
+			retryAfterSeconds,
+			retryAfterAs,
+			delayMs,
+			hang,
+			drop,
+			path,
+			afterHandling,
+			apiKey,
+			after,
+		} = options;
+		if (!Number.isInteger(count) || count < 1)
+			throw new RangeError('count must be a whole number of requests, at least 1');
+		if (status !== undefined && !(typeof status === 'number' && status in FAULT_MESSAGES))
+			throw new RangeError('status must be 500, 502, 503, 504 or 429');
+		if (hang !== undefined && typeof hang !== 'boolean')
+			throw new RangeError('hang must be true or false');
+		if (hang && (status !== undefined || delayMs !== undefined))
+			throw new RangeError('hang never answers: give it no status or delayMs');
+		if (drop !== undefined && typeof drop !== 'boolean')
+			throw new RangeError('drop must be true or false');
+		if (drop && (status !== undefined || hang))
+			throw new RangeError('drop never answers: give it no status, nor hang');
+		if (status === undefined && delayMs === undefined && !hang && !drop)
+			throw new RangeError('give a status, a delayMs (or both), hang: true or drop: true');
 		for (const [name, value] of Object.entries({ retryAfterSeconds, delayMs, after })) {
-			if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new RangeError(`${name} must be a whole number, 0 or more`);
+			if (value !== undefined && (!Number.isInteger(value) || value < 0))
+				throw new RangeError(`${name} must be a whole number, 0 or more`);
 		}
 		if (retryAfterAs !== undefined && retryAfterAs !== 'seconds' && retryAfterAs !== 'date') {
 			throw new RangeError("retryAfterAs must be 'seconds' or 'date'");
 		}
-		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) throw new RangeError("path must start with '/'");
-		if (afterHandling !== undefined && (typeof afterHandling !== 'boolean' || (afterHandling && status === undefined && !drop))) {
+		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/')))
+			throw new RangeError("path must start with '/'");
+		if (
+			afterHandling !== undefined &&
+			(typeof afterHandling !== 'boolean' || (afterHandling && status === undefined && !drop))
+		) {
 			throw new RangeError('afterHandling must be true or false, and needs a status or drop');
 		}
-		if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) throw new RangeError('apiKey must be an API key');
+		if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === ''))
+			throw new RangeError('apiKey must be an API key');
 		this.pending.push({ ...options, remaining: count, after: after ?? 0 });
 	}
 
@@ -155,7 +190,11 @@ export class Faults {
 	 * client or the sandbox closed (or at once, its connection closed, for `drop`), or undefined to
 	 * let the request through.
 	 */
-	async apply(fault: Fault, res: ServerResponse, signal: AbortSignal): Promise<ErrorAnswer | typeof UNANSWERED | undefined> {
+	async apply(
+		fault: Fault,
+		res: ServerResponse,
+		signal: AbortSignal,
+	): Promise<ErrorAnswer | typeof UNANSWERED | undefined> {
 		if (fault.delayMs) await sleep(fault.delayMs, undefined, { signal });
 		if (fault.hang) {
 			await untilClosed(res, signal);
@@ -166,7 +205,11 @@ export class Faults {
 			return UNANSWERED;
 		}
 		if (fault.status === undefined) return undefined;
-		return { status: fault.status, message: FAULT_MESSAGES[fault.status], headers: this.retryAfter(fault) };
+		return {
+			status: fault.status,
+			message: FAULT_MESSAGES[fault.status],
+			headers: this.retryAfter(fault),
+		};
 	}
 
 	private retryAfter({ retryAfterSeconds, retryAfterAs }: Fault): Record<string, string> {
@@ -215,7 +258,12 @@ export const CONTROL_PREFIX = '/__sandbox/';
  * Answers a request under `/__sandbox/` from a caller allowed to use the controls. Its errors
  * are `{ "message": "..." }` whatever the API's error format: these routes are not the API.
  */
-export async function handleControl(req: IncomingMessage, res: ServerResponse, url: URL, target: ControlTarget): Promise<number> {
+export async function handleControl(
+	req: IncomingMessage,
+	res: ServerResponse,
+	url: URL,
+	target: ControlTarget,
+): Promise<number> {
 	const respond = (status: number, body?: unknown) => {
 		sendJson(res, status, body);
 		return status;
@@ -224,14 +272,17 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, u
 		const raw = await readBody(req);
 		const body = () => {
 			const value = jsonBody(req, raw);
-			if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('The body must be a JSON object');
+			if (typeof value !== 'object' || value === null || Array.isArray(value))
+				throw badRequest('The body must be a JSON object');
 			return value as Record<string, unknown>;
 		};
 		const route = `${req.method} ${url.pathname.slice(CONTROL_PREFIX.length - 1)}`;
 		const amlRoute = /^POST \/clients\/([^/]+)\/aml-determination$/.exec(route);
 		if (amlRoute) {
 			const clientId = decodeComponent(amlRoute[1], 'The client id');
-			return respond(200, { data: target.completeAmlDetermination(clientId, body().riskLevel as RiskLevel) });
+			return respond(200, {
+				data: target.completeAmlDetermination(clientId, body().riskLevel as RiskLevel),
+			});
 		}
 		switch (route) {
 			case 'GET /clock':
@@ -256,7 +307,9 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, u
 			case 'GET /changes':
 				return respond(200, { data: target.changes() });
 			case 'POST /api-keys':
-				return respond(201, { data: { key: target.createApiKey(body() as unknown as ApiKeyOptions) } });
+				return respond(201, {
+					data: { key: target.createApiKey(body() as unknown as ApiKeyOptions) },
+				});
 			case 'POST /api-keys/revoke':
 				target.revokeApiKey(String(body().key));
 				return respond(204);

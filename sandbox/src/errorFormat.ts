@@ -26,26 +26,44 @@ interface Rendered {
 	body: string;
 }
 
-const json = (value: unknown): Rendered => ({ contentType: 'application/json; charset=utf-8', body: JSON.stringify(value) });
+const json = (value: unknown): Rendered => ({
+	contentType: 'application/json; charset=utf-8',
+	body: JSON.stringify(value),
+});
 
 const reasonPhrase = (status: number) => STATUS_CODES[status] ?? 'Error';
 
 /** `Not Found` → `NOT_FOUND`, `Payload Too Large` → `PAYLOAD_TOO_LARGE`. */
-const reasonCode = (status: number) => reasonPhrase(status).toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+const reasonCode = (status: number) =>
+	reasonPhrase(status)
+		.toUpperCase()
+		.replace(/[^A-Z0-9]+/g, '_');
 
 /** Text content of an element: only these three change meaning there. */
-const escapeHtml = (text: string) => text.replace(/[&<>]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[char]!);
+const escapeHtml = (text: string) =>
+	text.replace(/[&<>]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[char]!);
 
 const RENDER: Record<ErrorFormat, (error: ErrorAnswer) => Rendered> = {
 	message: ({ message }) => json({ message }),
 	nested: ({ status, message }) => json({ error: { code: reasonCode(status), message } }),
-	errors: ({ status, message, field }) => json({ errors: [{ code: reasonCode(status), message, ...(field === undefined ? {} : { field }) }] }),
+	errors: ({ status, message, field }) =>
+		json({
+			errors: [{ code: reasonCode(status), message, ...(field === undefined ? {} : { field }) }],
+		}),
 	problem: ({ status, message }) => ({
 		contentType: 'application/problem+json',
-		body: JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail: message }),
+		body: JSON.stringify({
+			type: 'about:blank',
+			title: reasonPhrase(status),
+			status,
+			detail: message,
+		}),
 	}),
 	text: ({ message }) => ({ contentType: 'text/plain; charset=utf-8', body: message }),
-	html: ({ status, message }) => ({ contentType: 'text/html; charset=utf-8', body: proxyErrorPage(status, message) }),
+	html: ({ status, message }) => ({
+		contentType: 'text/html; charset=utf-8',
+		body: proxyErrorPage(status, message),
+	}),
 };
 
 /** The kind of page a reverse proxy in front of a service answers: a client has to summarise it. */
@@ -78,7 +96,9 @@ function proxyErrorPage(status: number, message: string): string {
 
 export function checkErrorFormat(format: unknown): ErrorFormat {
 	if (!ERROR_FORMATS.includes(format as ErrorFormat)) {
-		throw new RangeError(`The error format must be one of ${ERROR_FORMATS.join(', ')} (got ${JSON.stringify(format)})`);
+		throw new RangeError(
+			`The error format must be one of ${ERROR_FORMATS.join(', ')} (got ${JSON.stringify(format)})`,
+		);
 	}
 	return format as ErrorFormat;
 }

@@ -25,7 +25,8 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal error in the sandbox';
 export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
 /** A 400 about one body field or query parameter, named in `field`. */
-export const invalidField = (field: string, message: string) => new HttpError(400, message, { field });
+export const invalidField = (field: string, message: string) =>
+	new HttpError(400, message, { field });
 
 export function sendJson(
 	res: ServerResponse,
@@ -49,7 +50,11 @@ export function sendBody(
 ): void {
 	if (res.headersSent || res.destroyed) return;
 	res
-		.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), ...headers })
+		.writeHead(status, {
+			'content-type': contentType,
+			'content-length': Buffer.byteLength(text),
+			...headers,
+		})
 		.end(text);
 }
 

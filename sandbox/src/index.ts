@@ -18,7 +18,14 @@ import type { ControlTarget, FaultOptions, LoggedRequest, SandboxControls } from
 import { Faults, NotFoundError, RequestLog } from './controls';
 import type { ErrorFormat } from './errorFormat';
 import { ErrorAnswers } from './errorFormat';
-import { INTERNAL_ERROR_MESSAGE, closeServer, dateFromClock, listen, origin, sendJson } from './http';
+import {
+	INTERNAL_ERROR_MESSAGE,
+	closeServer,
+	dateFromClock,
+	listen,
+	origin,
+	sendJson,
+} from './http';
 import type { LimitSettings, RateLimit, Traffic } from './limits';
 import { Limits } from './limits';
 import { Cursors } from './paging';
@@ -104,7 +111,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const apiPath = normaliseApiPath(options.apiPath ?? '');
 	const seed = options.seed ?? 1;
 	const clients = options.clients ?? 0;
-	if (!Number.isInteger(clients) || clients < 0) throw new RangeError('clients must be a whole number, 0 or more');
+	if (!Number.isInteger(clients) || clients < 0)
+		throw new RangeError('clients must be a whole number, 0 or more');
 	const apiKey = options.apiKey ?? DEMO_API_KEY;
 	const oauthClientId = options.oauthClientId ?? DEMO_OAUTH_CLIENT_ID;
 	const redirectUris = [...(options.redirectUris ?? DEFAULT_REDIRECT_URIS)];
@@ -154,7 +162,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		clearRequests: () => requestLog.clear(),
 		changes: () => store.changes(),
 		completeAmlDetermination: (clientId, riskLevel) => {
-			if (!RISK_LEVELS.includes(riskLevel)) throw new RangeError(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
+			if (!RISK_LEVELS.includes(riskLevel))
+				throw new RangeError(`riskLevel must be one of ${RISK_LEVELS.join(', ')}`);
 			const client = store.clients.get(clientId);
 			if (!client) throw new NotFoundError(`No client with id '${clientId}'`);
 			store.completeAmlDetermination(client, riskLevel);
@@ -168,7 +177,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		traffic: () => limits.traffic(),
 		resetTraffic: () => limits.resetTraffic(),
 	};
-	const authenticator = new Authenticator(keys, jwt, clock, { issuer: authUrl, audience: baseUrl, apiScope }, firmExists);
+	const authenticator = new Authenticator(
+		keys,
+		jwt,
+		clock,
+		{ issuer: authUrl, audience: baseUrl, apiScope },
+		firmExists,
+	);
 	const api = new Api(
 		store,
 		renderer,
@@ -213,7 +228,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		oauthClientId,
 		redirectUris,
 		firm: { id: seeded.main.firm.id, name: seeded.main.firm.name },
-		otherFirm: { id: seeded.other.firm.id, name: seeded.other.firm.name, apiKey: OTHER_FIRM_API_KEY },
+		otherFirm: {
+			id: seeded.other.firm.id,
+			name: seeded.other.firm.name,
+			apiKey: OTHER_FIRM_API_KEY,
+		},
 		close,
 		now: () => clock.now(),
 		setClock: controls.setClock,
@@ -238,7 +257,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
  * A request handler whose answers carry the service clock's `Date`, and that answers 500 for an
  * unexpected error instead of stopping the process.
  */
-function answerErrors(clock: Clock, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
+function answerErrors(
+	clock: Clock,
+	handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+) {
 	return (req: IncomingMessage, res: ServerResponse) => {
 		dateFromClock(res, () => clock.nowMs());
 		handler(req, res).catch((error) => {

@@ -68,7 +68,8 @@ export class Limits {
 		if (rateLimit) {
 			const { requests, perSeconds = 1, burst = requests } = rateLimit;
 			for (const [name, value] of Object.entries({ requests, perSeconds, burst })) {
-				if (typeof value !== 'number' || !(value > 0)) throw new RangeError(`rateLimit.${name} must be a number above 0`);
+				if (typeof value !== 'number' || !(value > 0))
+					throw new RangeError(`rateLimit.${name} must be a number above 0`);
 			}
 			if (burst < 1) throw new RangeError('rateLimit.burst must be at least 1');
 			this.settings.rateLimit = { requests, perSeconds, burst };
@@ -78,11 +79,13 @@ export class Limits {
 			this.settings.rateLimit = null;
 		}
 		if (latencyMs !== undefined) {
-			if (!Number.isInteger(latencyMs) || latencyMs < 0) throw new RangeError('latencyMs must be a whole number, 0 or more');
+			if (!Number.isInteger(latencyMs) || latencyMs < 0)
+				throw new RangeError('latencyMs must be a whole number, 0 or more');
 			this.settings.latencyMs = latencyMs;
 		}
 		if (unavailableRate !== undefined) {
-			if (typeof unavailableRate !== 'number' || !(unavailableRate >= 0 && unavailableRate <= 1)) throw new RangeError('unavailableRate must be from 0 to 1');
+			if (typeof unavailableRate !== 'number' || !(unavailableRate >= 0 && unavailableRate <= 1))
+				throw new RangeError('unavailableRate must be from 0 to 1');
 			this.settings.unavailableRate = unavailableRate;
 		}
 	}
@@ -148,4 +151,8 @@ export class Limits {
 	}
 }
 
-const emptyTraffic = (): Traffic => ({ requests: 0, maxInFlight: 0, refused: { 429: 0, 502: 0, 503: 0 } });
+const emptyTraffic = (): Traffic => ({
+	requests: 0,
+	maxInFlight: 0,
+	refused: { 429: 0, 502: 0, 503: 0 },
+});

@@ -64,14 +64,20 @@ export class Cursors {
 		}
 		const bytes = BASE64.test(cursor) ? Buffer.from(cursor, 'base64') : Buffer.alloc(0);
 		if (bytes.length !== CURSOR_BYTES || !bytes.subarray(0, MARKER.length).equals(MARKER)) {
-			throw invalidField('cursor', 'Invalid cursor: pass meta.next_cursor back unchanged (URL-encoded), or omit cursor for the first page.');
+			throw invalidField(
+				'cursor',
+				'Invalid cursor: pass meta.next_cursor back unchanged (URL-encoded), or omit cursor for the first page.',
+			);
 		}
 		const position = bytes.readUInt32BE(MARKER.length);
 		const mac = bytes.subarray(MARKER.length + 4);
 		if (!timingSafeEqual(mac, this.mac(scope, position))) {
 			for (let generation = 0; generation < this.generation; generation++) {
 				if (timingSafeEqual(mac, this.mac(scope, position, generation))) {
-					throw invalidField('cursor', 'This cursor has expired: start the listing again without a cursor.');
+					throw invalidField(
+						'cursor',
+						'This cursor has expired: start the listing again without a cursor.',
+					);
 				}
 			}
 			throw invalidField(
@@ -109,7 +115,9 @@ export class Cursors {
 
 	private mac(scope: CursorScope, position: number, generation = this.generation): Buffer {
 		return createHmac('sha256', this.secret)
-			.update(`${scope.list}\n${scope.firmId}\n${scope.sinceModifiedAt ?? ''}\n${position}\n${generation}`)
+			.update(
+				`${scope.list}\n${scope.firmId}\n${scope.sinceModifiedAt ?? ''}\n${position}\n${generation}`,
+			)
 			.digest()
 			.subarray(0, MAC_BYTES);
 	}

@@ -33,7 +33,11 @@ export class Renderer {
 		const entity = this.store.entities.get(client.entityId)!;
 		return {
 			...this.clientHead(client),
-			entity: { links: this.links(ENTITY_PATHS[entity.kind], entity.id), id: entity.id, object: entity.kind },
+			entity: {
+				links: this.links(ENTITY_PATHS[entity.kind], entity.id),
+				id: entity.id,
+				object: entity.kind,
+			},
 			...this.clientAml(client),
 		};
 	}
@@ -130,7 +134,8 @@ export class Renderer {
 	clientName(client: ClientRecord): string {
 		const entity = this.store.entities.get(client.entityId)!;
 		if (entity.kind === 'organisation') return entity.name;
-		const person = entity.kind === 'individual' ? entity : this.store.entity(entity.individualId, 'individual');
+		const person =
+			entity.kind === 'individual' ? entity : this.store.entity(entity.individualId, 'individual');
 		const personName = `${person.firstName} ${person.lastName}`;
 		return entity.kind === 'sole_trader' ? (entity.tradingName ?? personName) : personName;
 	}
@@ -168,10 +173,15 @@ export class Renderer {
 	}
 
 	private clientReference(clientId: string | undefined) {
-		return clientId === undefined ? undefined : { links: this.links('clients', clientId), id: clientId };
+		return clientId === undefined
+			? undefined
+			: { links: this.links('clients', clientId), id: clientId };
 	}
 
 	private links(collection: string, id: string) {
-		return { self: `${this.baseUrl}/${collection}/${id}`, web: `${WEB_APP_ORIGIN}/${collection}/${id}` };
+		return {
+			self: `${this.baseUrl}/${collection}/${id}`,
+			web: `${WEB_APP_ORIGIN}/${collection}/${id}`,
+		};
 	}
 }

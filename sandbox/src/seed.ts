@@ -206,8 +206,20 @@ export interface SeededFirms {
 
 export function seedStore(store: Store, options: SeedOptions): SeededFirms {
 	const startDayMs = Math.floor(options.startMs / DAY_MS) * DAY_MS;
-	const main = seedFirm(store, MAIN_FIRM, options.clients, new Random(`${options.seed}:main`), startDayMs);
-	const other = seedFirm(store, OTHER_FIRM, OTHER_FIRM_CLIENTS, new Random(`${options.seed}:other`), startDayMs);
+	const main = seedFirm(
+		store,
+		MAIN_FIRM,
+		options.clients,
+		new Random(`${options.seed}:main`),
+		startDayMs,
+	);
+	const other = seedFirm(
+		store,
+		OTHER_FIRM,
+		OTHER_FIRM_CLIENTS,
+		new Random(`${options.seed}:other`),
+		startDayMs,
+	);
 	const mlro = main.firm.staff.find((member) => member.id === main.firm.mlroStaffId)!;
 	return {
 		main,
@@ -220,7 +232,13 @@ export function seedStore(store: Store, options: SeedOptions): SeededFirms {
 	};
 }
 
-function seedFirm(store: Store, seed: FirmSeed, clients: number, random: Random, startDayMs: number): FirmData {
+function seedFirm(
+	store: Store,
+	seed: FirmSeed,
+	clients: number,
+	random: Random,
+	startDayMs: number,
+): FirmData {
 	const firmCreatedAt = isoTime(startDayMs - 6 * YEAR_MS);
 	const staff = seed.staff.map(([firstName, lastName, roles]) => ({
 		id: random.uuid(),
@@ -247,7 +265,14 @@ function seedFirm(store: Store, seed: FirmSeed, clients: number, random: Random,
 	return data;
 }
 
-type EntityKind = 'individual' | 'sole_trader' | 'registry_company' | 'NON_PROFIT' | 'TRUST' | 'OTHER' | 'COMPANY';
+type EntityKind =
+	| 'individual'
+	| 'sole_trader'
+	| 'registry_company'
+	| 'NON_PROFIT'
+	| 'TRUST'
+	| 'OTHER'
+	| 'COMPANY';
 type BirthKind = 'full' | 'year' | 'none';
 
 interface Profile {
@@ -277,8 +302,19 @@ const COVERAGE: Profile[] = [
 ];
 
 const CATEGORY_WEIGHTS = weights({ individual: 45, organisation: 40, sole_trader: 15 });
-const ORGANISATION_WEIGHTS = weights({ registry_company: 65, NON_PROFIT: 12, TRUST: 9, OTHER: 7, COMPANY: 7 });
-const STATE_WEIGHTS = weights<ClientState>({ EXISTING: 60, PROSPECT: 20, ARCHIVED: 12, DISCARDED: 8 });
+const ORGANISATION_WEIGHTS = weights({
+	registry_company: 65,
+	NON_PROFIT: 12,
+	TRUST: 9,
+	OTHER: 7,
+	COMPANY: 7,
+});
+const STATE_WEIGHTS = weights<ClientState>({
+	EXISTING: 60,
+	PROSPECT: 20,
+	ARCHIVED: 12,
+	DISCARDED: 8,
+});
 const AML_BY_STATE: Record<ClientState, WeightTable<AmlStatus>> = {
 	PROSPECT: weights({ NOT_STARTED: 6, IN_PROGRESS: 4, COMPLETE: 0 }),
 	EXISTING: weights({ NOT_STARTED: 1, IN_PROGRESS: 1.5, COMPLETE: 7.5 }),
@@ -311,7 +347,9 @@ class ClientGenerator {
 		const profile = COVERAGE[index] ?? this.randomProfile();
 		// Creation order is time order: spread over the three years before the start day.
 		const slotMs = this.createdSpanMs / Math.max(this.count, 1);
-		const createdMs = wholeSecond(this.startDayMs - this.createdSpanMs + index * slotMs + random.float() * slotMs * 0.5);
+		const createdMs = wholeSecond(
+			this.startDayMs - this.createdSpanMs + index * slotMs + random.float() * slotMs * 0.5,
+		);
 		const lastModifiedMs = random.chance(0.5)
 			? createdMs
 			: wholeSecond(createdMs + random.float() * (this.startDayMs - 1000 - createdMs));
@@ -321,10 +359,16 @@ class ClientGenerator {
 			entity: this.entity(profile),
 			partnerId: random.chance(0.8) ? random.pick(this.partners) : undefined,
 			managerId: random.chance(0.7) ? random.pick(this.managers) : undefined,
-			businessUnitId: random.chance(0.75) ? random.pick(this.data.firm.businessUnits).id : undefined,
+			businessUnitId: random.chance(0.75)
+				? random.pick(this.data.firm.businessUnits).id
+				: undefined,
 			serviceIds: this.services(),
-			referenceNumber: random.chance(0.8) ? `${this.referencePrefix}-${String(index + 1).padStart(6, '0')}` : undefined,
-			nextReviewDate: lastAmlDetermination ? day(this.startDayMs + random.int(365) * DAY_MS) : undefined,
+			referenceNumber: random.chance(0.8)
+				? `${this.referencePrefix}-${String(index + 1).padStart(6, '0')}`
+				: undefined,
+			nextReviewDate: lastAmlDetermination
+				? day(this.startDayMs + random.int(365) * DAY_MS)
+				: undefined,
 		};
 		store.insertClient(
 			this.data.firm.id,
@@ -346,7 +390,8 @@ class ClientGenerator {
 	private randomProfile(): Profile {
 		const { random } = this;
 		const category = random.weighted(CATEGORY_WEIGHTS);
-		const entity: EntityKind = category !== 'organisation' ? category : random.weighted(ORGANISATION_WEIGHTS);
+		const entity: EntityKind =
+			category !== 'organisation' ? category : random.weighted(ORGANISATION_WEIGHTS);
 		const state = random.weighted(STATE_WEIGHTS);
 		const aml = random.weighted(AML_BY_STATE[state]);
 		const risk: RiskLevel | undefined =
@@ -359,14 +404,22 @@ class ClientGenerator {
 		return { entity, state, aml, risk, birth };
 	}
 
-	private determination(profile: Profile, createdMs: number, lastModifiedMs: number): AmlDetermination | undefined {
+	private determination(
+		profile: Profile,
+		createdMs: number,
+		lastModifiedMs: number,
+	): AmlDetermination | undefined {
 		if (!profile.risk) return undefined;
-		return { riskLevel: profile.risk, completedAtMs: wholeSecond(createdMs + this.random.float() * (lastModifiedMs - createdMs)) };
+		return {
+			riskLevel: profile.risk,
+			completedAtMs: wholeSecond(createdMs + this.random.float() * (lastModifiedMs - createdMs)),
+		};
 	}
 
 	private services(): string[] {
 		const chosen = new Set<string>();
-		for (let count = this.random.int(4); count > 0; count--) chosen.add(this.random.pick(this.data.firm.services).id);
+		for (let count = this.random.int(4); count > 0; count--)
+			chosen.add(this.random.pick(this.data.firm.services).id);
 		return [...chosen];
 	}
 
@@ -388,25 +441,43 @@ class ClientGenerator {
 				const subType = random.weighted(COMPANY_SUBTYPE_WEIGHTS);
 				const ending = { ltd: random.pick(['Ltd', 'Limited']), llp: 'LLP', plc: 'plc' }[subType];
 				const prefix = random.weighted(COMPANY_NUMBER_PREFIX_WEIGHTS);
-				return this.organisation('COMPANY', `${random.pick(COMPANY_WORDS)} ${random.pick(COMPANY_TRADES)} ${ending}`, {
-					companyNumber: prefix + String(random.int(10 ** (8 - prefix.length))).padStart(8 - prefix.length, '0'),
-					organisationSubType: subType,
-				});
+				return this.organisation(
+					'COMPANY',
+					`${random.pick(COMPANY_WORDS)} ${random.pick(COMPANY_TRADES)} ${ending}`,
+					{
+						companyNumber:
+							prefix +
+							String(random.int(10 ** (8 - prefix.length))).padStart(8 - prefix.length, '0'),
+						organisationSubType: subType,
+					},
+				);
 			}
 			case 'NON_PROFIT':
-				return this.organisation('NON_PROFIT', `Friends of ${random.pick(TOWNS).city} ${random.pick(CHARITY_CAUSES)}`, {
-					organisationSubType: 'charity',
-					identifyingNumber: String(1_000_000 + random.int(200_000)),
-				});
+				return this.organisation(
+					'NON_PROFIT',
+					`Friends of ${random.pick(TOWNS).city} ${random.pick(CHARITY_CAUSES)}`,
+					{
+						organisationSubType: 'charity',
+						identifyingNumber: String(1_000_000 + random.int(200_000)),
+					},
+				);
 			case 'TRUST':
 				return this.organisation('TRUST', `The ${random.pick(LAST_NAMES)} Family Trust`, {
-					organisationSubType: random.pick(['discretionary trust', 'bare trust', 'interest in possession trust']),
+					organisationSubType: random.pick([
+						'discretionary trust',
+						'bare trust',
+						'interest in possession trust',
+					]),
 					identifyingNumber: String(1_000_000_000 + random.int(999_999_999)),
 				});
 			case 'OTHER':
-				return this.organisation('OTHER', `${random.pick(LAST_NAMES)} & ${random.pick(LAST_NAMES)}`, {
-					organisationSubType: 'general partnership',
-				});
+				return this.organisation(
+					'OTHER',
+					`${random.pick(LAST_NAMES)} & ${random.pick(LAST_NAMES)}`,
+					{
+						organisationSubType: 'general partnership',
+					},
+				);
 			case 'COMPANY': {
 				const overseas = random.pick(OVERSEAS_COMPANIES);
 				return this.organisation('COMPANY', overseas.name, {
@@ -442,7 +513,9 @@ class ClientGenerator {
 			firstName,
 			middleName: random.chance(0.2) ? random.pick(MIDDLE_NAMES) : undefined,
 			lastName,
-			email: random.chance(0.7) ? `${emailName}${random.chance(0.3) ? random.int(100) : ''}@${random.pick(EMAIL_DOMAINS)}` : undefined,
+			email: random.chance(0.7)
+				? `${emailName}${random.chance(0.3) ? random.int(100) : ''}@${random.pick(EMAIL_DOMAINS)}`
+				: undefined,
 			residentialAddress: random.chance(0.9) ? this.address() : undefined,
 			birth: this.birth(birthKind),
 		};

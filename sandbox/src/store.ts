@@ -211,7 +211,9 @@ export interface NewClient extends ClientAssignments {
 /** A partial update: a key present with null clears that field. */
 export type ClientUpdate = Partial<
 	{ state: ClientState; serviceIds: string[] } & {
-		[K in 'partnerId' | 'managerId' | 'businessUnitId' | 'referenceNumber' | 'nextReviewDate']: string | null;
+		[K in 'partnerId' | 'managerId' | 'businessUnitId' | 'referenceNumber' | 'nextReviewDate']:
+			| string
+			| null;
 	}
 >;
 
@@ -284,20 +286,31 @@ export class Store {
 		input: NewClient,
 		times: { createdAtMs: number; lastModifiedAtMs: number },
 		ids: { client: string; entity: string; individual?: string },
-		extra: Pick<ClientRecord, 'amlDeterminationStatus' | 'lastAmlDetermination'> & { relatedPartiesCount?: number },
+		extra: Pick<ClientRecord, 'amlDeterminationStatus' | 'lastAmlDetermination'> & {
+			relatedPartiesCount?: number;
+		},
 	): ClientRecord {
 		const data = this.firmData(firmId);
-		if (input.referenceNumber !== undefined) this.claimReference(data, input.referenceNumber, ids.client);
+		if (input.referenceNumber !== undefined)
+			this.claimReference(data, input.referenceNumber, ids.client);
 		const { createdAtMs } = times;
 		const { entity } = input;
 		let category: ClientCategory;
 		if (entity.object === 'individual') {
-			this.addIndividual(data, individualRecord(ids.entity, firmId, entity, createdAtMs, { clientId: ids.client }));
+			this.addIndividual(
+				data,
+				individualRecord(ids.entity, firmId, entity, createdAtMs, { clientId: ids.client }),
+			);
 			category = 'INDIVIDUAL';
 		} else if (entity.object === 'sole_trader') {
 			// The person behind a sole trader has no client of their own: the client is the sole trader's.
 			const individualId = ids.individual ?? this.newId();
-			this.addIndividual(data, individualRecord(individualId, firmId, entity.individual, createdAtMs, { soleTraderId: ids.entity }));
+			this.addIndividual(
+				data,
+				individualRecord(individualId, firmId, entity.individual, createdAtMs, {
+					soleTraderId: ids.entity,
+				}),
+			);
 			this.entities.set(ids.entity, {
 				kind: 'sole_trader',
 				id: ids.entity,
@@ -463,7 +476,13 @@ function individualRecord(
 }
 
 /** How soon a client is reviewed again after a determination, by risk. */
-const REVIEW_INTERVAL_MONTHS: Record<RiskLevel, number> = { PENDING: 1, LOW: 36, NORMAL: 24, MEDIUM: 12, HIGH: 6 };
+const REVIEW_INTERVAL_MONTHS: Record<RiskLevel, number> = {
+	PENDING: 1,
+	LOW: 36,
+	NORMAL: 24,
+	MEDIUM: 12,
+	HIGH: 6,
+};
 
 /** `YYYY-MM-DD` of the given instant plus whole months (UTC). */
 export function addMonths(ms: number, months: number): string {

@@ -21,12 +21,27 @@ type Json = Record<string, unknown>;
 type Parse<T> = (value: unknown, field: string) => T;
 
 const ADDRESS_FIELDS = ['line1', 'line2', 'city', 'postcode', 'county', 'country'] as const;
-const PERSON_FIELDS = ['firstName', 'middleName', 'lastName', 'email', 'residentialAddress', 'birth'];
+const PERSON_FIELDS = [
+	'firstName',
+	'middleName',
+	'lastName',
+	'email',
+	'residentialAddress',
+	'birth',
+];
 const ENTITY_FIELDS: Record<string, string[]> = {
 	individual: ['object', ...PERSON_FIELDS],
 	sole_trader: ['object', 'tradingName', 'individual'],
 	import_uk_company: ['object', 'companyNumber', 'tradingAddress'],
-	organisation: ['object', 'name', 'type', 'subType', 'identifyingNumber', 'registeredAddress', 'tradingAddress'],
+	organisation: [
+		'object',
+		'name',
+		'type',
+		'subType',
+		'identifyingNumber',
+		'registeredAddress',
+		'tradingAddress',
+	],
 };
 const CREATE_FIELDS = [
 	'status',
@@ -38,19 +53,32 @@ const CREATE_FIELDS = [
 	'referenceNumber',
 	'nextReviewDate',
 ];
-const UPDATE_FIELDS = ['status', 'serviceIds', 'partnerId', 'managerId', 'businessUnitId', 'referenceNumber', 'nextReviewDate'];
+const UPDATE_FIELDS = [
+	'status',
+	'serviceIds',
+	'partnerId',
+	'managerId',
+	'businessUnitId',
+	'referenceNumber',
+	'nextReviewDate',
+];
 
 const fieldName = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
 /** A JSON object whose keys are all in `allowed`. */
 function object(value: unknown, path: string, allowed: readonly string[]): Json {
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw path ? invalidField(path, `${path} must be a JSON object`) : badRequest('The request body must be a JSON object');
+		throw path
+			? invalidField(path, `${path} must be a JSON object`)
+			: badRequest('The request body must be a JSON object');
 	}
 	for (const key of Object.keys(value)) {
 		if (!allowed.includes(key)) {
 			const field = fieldName(path, key);
-			throw invalidField(field, `Unknown field ${field}: ${path || 'the body'} accepts ${allowed.join(', ')}`);
+			throw invalidField(
+				field,
+				`Unknown field ${field}: ${path || 'the body'} accepts ${allowed.join(', ')}`,
+			);
 		}
 	}
 	return value as Json;
@@ -67,16 +95,25 @@ function required<T>(body: Json, path: string, key: string, parse: Parse<T>): T 
 function optional<T>(body: Json, path: string, key: string, parse: Parse<T>): T | undefined {
 	const field = fieldName(path, key);
 	if (body[key] === undefined) return undefined;
-	if (body[key] === null) throw invalidField(field, `${field} must not be null: omit it to leave it unset`);
+	if (body[key] === null)
+		throw invalidField(field, `${field} must not be null: omit it to leave it unset`);
 	return parse(body[key], field);
 }
 
 /** A field of an update request: absent leaves it alone, null clears it (if nullable). */
-function updated<T>(body: Json, key: string, parse: Parse<T>, nullable: boolean): T | null | undefined {
+function updated<T>(
+	body: Json,
+	key: string,
+	parse: Parse<T>,
+	nullable: boolean,
+): T | null | undefined {
 	if (!(key in body)) return undefined;
 	if (body[key] === null) {
 		if (nullable) return null;
-		throw invalidField(key, `${key} cannot be null: send a value, or leave it out to keep the current one`);
+		throw invalidField(
+			key,
+			`${key} cannot be null: send a value, or leave it out to keep the current one`,
+		);
 	}
 	if (body[key] === undefined) return undefined;
 	return parse(body[key], key);
@@ -99,13 +136,16 @@ const email: Parse<string> = (value, field) => {
 const oneOf =
 	<T extends string>(values: readonly T[]): Parse<T> =>
 	(value, field) => {
-		if (!values.includes(value as T)) throw invalidField(field, `${field} must be one of ${values.join(', ')}`);
+		if (!values.includes(value as T))
+			throw invalidField(field, `${field} must be one of ${values.join(', ')}`);
 		return value as T;
 	};
 
 const isRealDate = (year: number, month: number, day: number) => {
 	const date = new Date(Date.UTC(year, month - 1, day));
-	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+	return (
+		date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+	);
 };
 
 const isoDate: Parse<string> = (value, field) => {
@@ -118,14 +158,16 @@ const isoDate: Parse<string> = (value, field) => {
 };
 
 const integer: Parse<number> = (value, field) => {
-	if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidField(field, `${field} must be a whole number`);
+	if (typeof value !== 'number' || !Number.isInteger(value))
+		throw invalidField(field, `${field} must be a whole number`);
 	return value;
 };
 
 const stringList: Parse<string[]> = (value, field) => {
 	if (!Array.isArray(value)) throw invalidField(field, `${field} must be an array of strings`);
 	value.forEach((item, index) => text(item, `${field}[${index}]`));
-	if (new Set(value).size !== value.length) throw invalidField(field, `${field} lists the same id twice`);
+	if (new Set(value).size !== value.length)
+		throw invalidField(field, `${field} lists the same id twice`);
 	return [...(value as string[])];
 };
 
@@ -136,7 +178,8 @@ const address: Parse<Address> = (value, field) => {
 	for (const key of ADDRESS_FIELDS) {
 		const member = body[key];
 		if (member === undefined) continue;
-		if (member !== null && typeof member !== 'string') throw invalidField(`${field}.${key}`, `${field}.${key} must be a string or null`);
+		if (member !== null && typeof member !== 'string')
+			throw invalidField(`${field}.${key}`, `${field}.${key} must be a string or null`);
 		result[key] = member;
 	}
 	return result;
@@ -147,14 +190,20 @@ const birth: Parse<Birth> = (value, field) => {
 	const body = object(value, field, ['day', 'month', 'year']);
 	for (const key of ['day', 'month', 'year']) {
 		if (body[key] === undefined || body[key] === null) {
-			throw invalidField(`${field}.${key}`, `${field}.${key} is required: ${field} needs day, month and year together`);
+			throw invalidField(
+				`${field}.${key}`,
+				`${field}.${key} is required: ${field} needs day, month and year together`,
+			);
 		}
 	}
 	const day = integer(body.day, `${field}.day`);
 	const month = integer(body.month, `${field}.month`);
 	const year = integer(body.year, `${field}.year`);
 	if (!isRealDate(year, month, day)) {
-		throw invalidField(field, `${field} is not a real date: day ${day}, month ${month}, year ${year}`);
+		throw invalidField(
+			field,
+			`${field} is not a real date: day ${day}, month ${month}, year ${year}`,
+		);
 	}
 	return { day, month, year };
 };
@@ -171,7 +220,8 @@ function person(body: Json, path: string): PersonFields {
 }
 
 function entity(value: unknown): NewEntity {
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidField('entity', 'entity must be a JSON object');
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		throw invalidField('entity', 'entity must be a JSON object');
 	const kind = required(value as Json, 'entity', 'object', oneOf(Object.keys(ENTITY_FIELDS)));
 	const body = object(value, 'entity', ENTITY_FIELDS[kind]);
 	switch (kind) {
@@ -181,7 +231,14 @@ function entity(value: unknown): NewEntity {
 			return {
 				object: 'sole_trader',
 				tradingName: optional(body, 'entity', 'tradingName', text),
-				individual: person(object(required(body, 'entity', 'individual', (v) => v), 'entity.individual', PERSON_FIELDS), 'entity.individual'),
+				individual: person(
+					object(
+						required(body, 'entity', 'individual', (v) => v),
+						'entity.individual',
+						PERSON_FIELDS,
+					),
+					'entity.individual',
+				),
 			};
 		case 'import_uk_company': {
 			const companyNumber = required(body, 'entity', 'companyNumber', text);
@@ -219,21 +276,39 @@ function entity(value: unknown): NewEntity {
 /** Ids a client points at must exist in the caller's firm, with the right role. */
 function checkFirmReferences(
 	firm: FirmData,
-	fields: { partnerId?: string | null; managerId?: string | null; businessUnitId?: string | null; serviceIds?: string[] },
+	fields: {
+		partnerId?: string | null;
+		managerId?: string | null;
+		businessUnitId?: string | null;
+		serviceIds?: string[];
+	},
 ): void {
 	const { partnerId, managerId, businessUnitId, serviceIds } = fields;
 	if (typeof partnerId === 'string' && !firm.isPartner(partnerId)) {
-		throw invalidField('partnerId', `partnerId '${partnerId}' is not a partner of this firm: use the id of a staff member with isPartner true (GET /firm)`);
+		throw invalidField(
+			'partnerId',
+			`partnerId '${partnerId}' is not a partner of this firm: use the id of a staff member with isPartner true (GET /firm)`,
+		);
 	}
 	if (typeof managerId === 'string' && !firm.isManager(managerId)) {
-		throw invalidField('managerId', `managerId '${managerId}' is not a manager of this firm: use the id of a staff member with isManager true (GET /firm)`);
+		throw invalidField(
+			'managerId',
+			`managerId '${managerId}' is not a manager of this firm: use the id of a staff member with isManager true (GET /firm)`,
+		);
 	}
 	if (typeof businessUnitId === 'string' && !firm.hasBusinessUnit(businessUnitId)) {
-		throw invalidField('businessUnitId', `businessUnitId '${businessUnitId}' is not a business unit of this firm (GET /firm lists them)`);
+		throw invalidField(
+			'businessUnitId',
+			`businessUnitId '${businessUnitId}' is not a business unit of this firm (GET /firm lists them)`,
+		);
 	}
 	if (Array.isArray(serviceIds)) {
 		serviceIds.forEach((id, index) => {
-			if (!firm.hasService(id)) throw invalidField(`serviceIds[${index}]`, `serviceIds[${index}] '${id}' is not a service of this firm (GET /firm lists them)`);
+			if (!firm.hasService(id))
+				throw invalidField(
+					`serviceIds[${index}]`,
+					`serviceIds[${index}] '${id}' is not a service of this firm (GET /firm lists them)`,
+				);
 		});
 	}
 }

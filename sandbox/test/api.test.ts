@@ -15,16 +15,23 @@ describe('the API over HTTP (spec §4)', () => {
 	afterAll(() => sandbox.close());
 
 	describe('accept-version', () => {
-		it.each(['/clients', '/firm', '/individuals', '/organisations'])('is required on %s: missing or not 1.0.0 answers 400', async (path) => {
-			const missing = await send(`${sandbox.baseUrl}${path}`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
-			expect(missing.status).toBe(400);
-			expect(missing.body.message).toBe('Missing accept-version header: send accept-version: 1.0.0');
-			for (const version of ['2.0.0', '1.0', '']) {
-				const wrong = await api.get(path, { 'accept-version': version });
-				expect(wrong.status).toBe(400);
-				expect(wrong.body.message).toMatch(/accept-version/);
-			}
-		});
+		it.each(['/clients', '/firm', '/individuals', '/organisations'])(
+			'is required on %s: missing or not 1.0.0 answers 400',
+			async (path) => {
+				const missing = await send(`${sandbox.baseUrl}${path}`, {
+					headers: { authorization: `Bearer ${sandbox.apiKey}` },
+				});
+				expect(missing.status).toBe(400);
+				expect(missing.body.message).toBe(
+					'Missing accept-version header: send accept-version: 1.0.0',
+				);
+				for (const version of ['2.0.0', '1.0', '']) {
+					const wrong = await api.get(path, { 'accept-version': version });
+					expect(wrong.status).toBe(400);
+					expect(wrong.body.message).toMatch(/accept-version/);
+				}
+			},
+		);
 
 		it('is checked before the credentials', async () => {
 			expect((await send(`${sandbox.baseUrl}/firm`)).status).toBe(400);
@@ -35,15 +42,28 @@ describe('the API over HTTP (spec §4)', () => {
 		for (const path of ['/clients/no-such-id', '/individuals/no-such-id']) {
 			const reply = await api.get(path);
 			expect(reply.status).toBe(404);
-			expect(reply.body).toEqual({ message: expect.stringMatching(/^No (client|individual) with id 'no-such-id' in your firm$/) });
+			expect(reply.body).toEqual({
+				message: expect.stringMatching(
+					/^No (client|individual) with id 'no-such-id' in your firm$/,
+				),
+			});
 		}
-		expect((await api.get('/clients/%E0%A4%A')).body).toEqual({ message: 'The id in the path is not correctly URL-encoded' });
+		expect((await api.get('/clients/%E0%A4%A')).body).toEqual({
+			message: 'The id in the path is not correctly URL-encoded',
+		});
 		expect((await api.patch('/clients/no-such-id', { status: 'EXISTING' })).status).toBe(404);
 		expect((await api.patch('/individuals/no-such-id', { firstName: 'X' })).status).toBe(404);
 	});
 
 	it('answers 404 for unknown paths, 405 with Allow for unknown methods', async () => {
-		for (const path of ['/', '/clients/', '/clients/a/b', '/organisations/x', '/sole-traders', '/v1/clients']) {
+		for (const path of [
+			'/',
+			'/clients/',
+			'/clients/a/b',
+			'/organisations/x',
+			'/sole-traders',
+			'/v1/clients',
+		]) {
 			const reply = await api.get(path);
 			expect(reply.status).toBe(404);
 			expect(reply.body.message).toMatch(/No route GET/);
@@ -57,7 +77,10 @@ describe('the API over HTTP (spec §4)', () => {
 	it('refuses query parameters an endpoint does not take, or takes twice', async () => {
 		const cases: [string, RegExp][] = [
 			['/clients?page=2', /Unknown query parameter 'page'/],
-			['/individuals?sinceModifiedAt=2026-01-01T00:00:00Z', /Unknown query parameter 'sinceModifiedAt'/],
+			[
+				'/individuals?sinceModifiedAt=2026-01-01T00:00:00Z',
+				/Unknown query parameter 'sinceModifiedAt'/,
+			],
 			['/firm?expand=staff', /this endpoint takes no query parameters/],
 			['/clients?limit=5&limit=6', /given more than once/],
 		];
@@ -75,9 +98,15 @@ describe('the API over HTTP (spec §4)', () => {
 			expect((await api.get(`/clients/${theirs.id}`)).status).toBe(404);
 			expect((await api.patch(`/clients/${theirs.id}`, { status: 'EXISTING' })).status).toBe(404);
 			expect((await api.get(`/individuals/${theirIndividual.id}`)).status).toBe(404);
-			expect((await api.patch(`/individuals/${theirIndividual.id}`, { firstName: 'Mallory' })).status).toBe(404);
-			expect((await other.get(`/individuals/${theirIndividual.id}`)).body.data.firstName).not.toBe('Mallory');
-			expect((await other.get(`/clients/${theirs.id}`)).body.data.lastModifiedAt).toBe(theirs.lastModifiedAt);
+			expect(
+				(await api.patch(`/individuals/${theirIndividual.id}`, { firstName: 'Mallory' })).status,
+			).toBe(404);
+			expect((await other.get(`/individuals/${theirIndividual.id}`)).body.data.firstName).not.toBe(
+				'Mallory',
+			);
+			expect((await other.get(`/clients/${theirs.id}`)).body.data.lastModifiedAt).toBe(
+				theirs.lastModifiedAt,
+			);
 		});
 
 		it('never mixes lists: each firm lists only its own records', async () => {
@@ -101,21 +130,82 @@ describe('the API over HTTP (spec §4)', () => {
 
 	describe('createClient', () => {
 		it.each([
-			['an individual', { object: 'individual', firstName: 'Ada', middleName: 'King', lastName: 'Lovelace', email: 'ada@example.com', birth: { day: 10, month: 12, year: 1815 }, residentialAddress: { line1: '12 St James Square', city: 'London', postcode: 'SW1Y 4JH', country: 'United Kingdom' } }, 'INDIVIDUAL', 'individual', 'Ada Lovelace'],
-			['a sole trader', { object: 'sole_trader', tradingName: 'Babbage Engines', individual: { firstName: 'Charles', lastName: 'Babbage' } }, 'SOLE_TRADER', 'sole_trader', 'Babbage Engines'],
-			['a sole trader without a trading name', { object: 'sole_trader', individual: { firstName: 'Mary', lastName: 'Somerville' } }, 'SOLE_TRADER', 'sole_trader', 'Mary Somerville'],
-			['an organisation', { object: 'organisation', name: 'Analytical Society', type: 'NON_PROFIT', subType: 'charity', identifyingNumber: '1000001', registeredAddress: { city: 'Cambridge' } }, 'ORGANISATION', 'organisation', 'Analytical Society'],
-		])('creates %s: 201 with the full client, the same as a later GET', async (_what, entity, category, object, name) => {
-			const created = await api.post('/clients', { status: 'EXISTING', entity });
-			expect(created.status).toBe(201);
-			expect(created.body.data).toMatchObject({ object: 'client', state: 'EXISTING', category, name, entity: { object } });
-			expect((await api.get(`/clients/${created.body.data.id}`)).body).toEqual(created.body);
-		});
+			[
+				'an individual',
+				{
+					object: 'individual',
+					firstName: 'Ada',
+					middleName: 'King',
+					lastName: 'Lovelace',
+					email: 'ada@example.com',
+					birth: { day: 10, month: 12, year: 1815 },
+					residentialAddress: {
+						line1: '12 St James Square',
+						city: 'London',
+						postcode: 'SW1Y 4JH',
+						country: 'United Kingdom',
+					},
+				},
+				'INDIVIDUAL',
+				'individual',
+				'Ada Lovelace',
+			],
+			[
+				'a sole trader',
+				{
+					object: 'sole_trader',
+					tradingName: 'Babbage Engines',
+					individual: { firstName: 'Charles', lastName: 'Babbage' },
+				},
+				'SOLE_TRADER',
+				'sole_trader',
+				'Babbage Engines',
+			],
+			[
+				'a sole trader without a trading name',
+				{ object: 'sole_trader', individual: { firstName: 'Mary', lastName: 'Somerville' } },
+				'SOLE_TRADER',
+				'sole_trader',
+				'Mary Somerville',
+			],
+			[
+				'an organisation',
+				{
+					object: 'organisation',
+					name: 'Analytical Society',
+					type: 'NON_PROFIT',
+					subType: 'charity',
+					identifyingNumber: '1000001',
+					registeredAddress: { city: 'Cambridge' },
+				},
+				'ORGANISATION',
+				'organisation',
+				'Analytical Society',
+			],
+		])(
+			'creates %s: 201 with the full client, the same as a later GET',
+			async (_what, entity, category, object, name) => {
+				const created = await api.post('/clients', { status: 'EXISTING', entity });
+				expect(created.status).toBe(201);
+				expect(created.body.data).toMatchObject({
+					object: 'client',
+					state: 'EXISTING',
+					category,
+					name,
+					entity: { object },
+				});
+				expect((await api.get(`/clients/${created.body.data.id}`)).body).toEqual(created.body);
+			},
+		);
 
 		it('imports a UK company from the registry: name, type COMPANY, registered address and company number filled in', async () => {
 			const created = await api.post('/clients', {
 				status: 'PROSPECT',
-				entity: { object: 'import_uk_company', companyNumber: 'sc412873', tradingAddress: { line1: '1 Distillery Lane', city: 'Speyside' } },
+				entity: {
+					object: 'import_uk_company',
+					companyNumber: 'sc412873',
+					tradingAddress: { line1: '1 Distillery Lane', city: 'Speyside' },
+				},
 			});
 			expect(created.status).toBe(201);
 			expect(created.body.data.entity).toMatchObject({

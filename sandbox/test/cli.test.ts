@@ -12,7 +12,11 @@ const ROOT = join(__dirname, '..');
 
 /** Runs the CLI as `npm run sandbox` and the `compliance-records-sandbox` command do, collecting what it prints. */
 function runCli(args: string[]) {
-	const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['bin/compliance-records-sandbox.cjs', ...args], { cwd: ROOT });
+	const child: ChildProcessWithoutNullStreams = spawn(
+		process.execPath,
+		['bin/compliance-records-sandbox.cjs', ...args],
+		{ cwd: ROOT },
+	);
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));
 	child.stderr.on('data', (chunk) => (output += chunk));
@@ -42,45 +46,90 @@ const stops: Array<{ signal?: NodeJS.Signals; how: string }> =
 			];
 
 describe('the compliance-records-sandbox CLI', () => {
-	it.each(stops)('starts, prints where it listens and the demo credentials, serves, and stops on $how', async ({ signal }) => {
-		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '3', '--error-format', 'problem']);
-		try {
-			const output = await cli.printed('Press Ctrl-C to stop.');
-			const baseUrl = banner(output, 'API base URL')!;
-			const authUrl = banner(output, 'Auth server URL')!;
-			const apiKey = banner(output, 'API key')!;
-			expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-			expect(banner(output, 'OAuth client id')).toBe(DEMO_OAUTH_CLIENT_ID);
+	it.each(stops)(
+		'starts, prints where it listens and the demo credentials, serves, and stops on $how',
+		async ({ signal }) => {
+			const cli = runCli([
+				'--port',
+				'0',
+				'--auth-port',
+				'0',
+				'--clients',
+				'3',
+				'--error-format',
+				'problem',
+			]);
+			try {
+				const output = await cli.printed('Press Ctrl-C to stop.');
+				const baseUrl = banner(output, 'API base URL')!;
+				const authUrl = banner(output, 'Auth server URL')!;
+				const apiKey = banner(output, 'API key')!;
+				expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+				expect(banner(output, 'OAuth client id')).toBe(DEMO_OAUTH_CLIENT_ID);
 
-			const clients = await send(`${baseUrl}/clients`, { headers: { 'accept-version': '1.0.0', authorization: `Bearer ${apiKey}` } });
-			expect(clients.status).toBe(200);
-			expect(clients.body.meta.total).toBe(3);
-			const refused = await send(`${baseUrl}/firm`, { headers: { 'accept-version': '1.0.0', authorization: 'Bearer not-a-real-secret-42' } });
-			expect(refused.status).toBe(401);
-			expect(refused.headers.get('content-type')).toBe('application/problem+json');
-			expect(refused.body).toMatchObject({ status: 401, title: 'Unauthorized', detail: expect.stringMatching(/^Unknown API key/) });
-			const leaky = await send(`${baseUrl}/clients?limit=1&api_key=not-a-real-secret-43`, { headers: { 'accept-version': '1.0.0' } });
-			expect(leaky.status).toBe(401);
-			expect((await send(`${authUrl}/.well-known/openid-configuration`)).body.issuer).toBe(authUrl);
-			await cli.printed('GET /firm 401');
+				const clients = await send(`${baseUrl}/clients`, {
+					headers: { 'accept-version': '1.0.0', authorization: `Bearer ${apiKey}` },
+				});
+				expect(clients.status).toBe(200);
+				expect(clients.body.meta.total).toBe(3);
+				const refused = await send(`${baseUrl}/firm`, {
+					headers: { 'accept-version': '1.0.0', authorization: 'Bearer not-a-real-secret-42' },
+				});
+				expect(refused.status).toBe(401);
+				expect(refused.headers.get('content-type')).toBe('application/problem+json');
+				expect(refused.body).toMatchObject({
+					status: 401,
+					title: 'Unauthorized',
+					detail: expect.stringMatching(/^Unknown API key/),
+				});
+				const leaky = await send(`${baseUrl}/clients?limit=1&api_key=not-a-real-secret-43`, {
+					headers: { 'accept-version': '1.0.0' },
+				});
+				expect(leaky.status).toBe(401);
+				expect((await send(`${authUrl}/.well-known/openid-configuration`)).body.issuer).toBe(
+					authUrl,
+				);
+				await cli.printed('GET /firm 401');
 
-			cli.child.kill(signal);
-			const exitCode = await cli.exited;
-			if (signal) expect(exitCode).toBe(0);
-			expect(cli.output()).not.toMatch(/not-a-real-secret/);
-			expect(cli.output()).toContain('GET /clients?limit=1&api_key=%28hidden%29 401');
-			expect(cli.output().split(apiKey)).toHaveLength(2); // the demo key, announced once, never logged
-		} finally {
-			cli.child.kill('SIGKILL');
-		}
-	});
+				cli.child.kill(signal);
+				const exitCode = await cli.exited;
+				if (signal) expect(exitCode).toBe(0);
+				expect(cli.output()).not.toMatch(/not-a-real-secret/);
+				expect(cli.output()).toContain('GET /clients?limit=1&api_key=%28hidden%29 401');
+				expect(cli.output().split(apiKey)).toHaveLength(2); // the demo key, announced once, never logged
+			} finally {
+				cli.child.kill('SIGKILL');
+			}
+		},
+	);
 
 	it("takes a real service's limits as flags, prints them, and plays them", async () => {
-		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '1', '--quiet', '--rate-limit', '100/60', '--burst', '1', '--latency', '20', '--unavailable-rate', '0']);
+		const cli = runCli([
+			'--port',
+			'0',
+			'--auth-port',
+			'0',
+			'--clients',
+			'1',
+			'--quiet',
+			'--rate-limit',
+			'100/60',
+			'--burst',
+			'1',
+			'--latency',
+			'20',
+			'--unavailable-rate',
+			'0',
+		]);
 		try {
 			const output = await cli.printed('Press Ctrl-C to stop.');
-			expect(output).toContain('  Limits           100 requests per 60 seconds (burst 1), 20 ms added to each answer\n');
-			const headers = { 'accept-version': '1.0.0', authorization: `Bearer ${banner(output, 'API key')}` };
+			expect(output).toContain(
+				'  Limits           100 requests per 60 seconds (burst 1), 20 ms added to each answer\n',
+			);
+			const headers = {
+				'accept-version': '1.0.0',
+				authorization: `Bearer ${banner(output, 'API key')}`,
+			};
 			const baseUrl = banner(output, 'API base URL')!;
 			expect((await send(`${baseUrl}/firm`, { headers })).status).toBe(200);
 			expect((await send(`${baseUrl}/firm`, { headers })).status).toBe(429);
@@ -93,7 +142,9 @@ describe('the compliance-records-sandbox CLI', () => {
 		const cli = runCli(['--help']);
 		expect(await cli.exited).toBe(0);
 		expect(cli.output()).toMatch(/--clients N/);
-		expect(cli.output()).toMatch(/--error-format NAME +shape of the API's error answers: message, nested, errors, problem, text, html/);
+		expect(cli.output()).toMatch(
+			/--error-format NAME +shape of the API's error answers: message, nested, errors, problem, text, html/,
+		);
 	});
 
 	it('says what is wrong and exits 2 for a bad flag or a port in use', async () => {
@@ -103,11 +154,15 @@ describe('the compliance-records-sandbox CLI', () => {
 
 		const badFormat = runCli(['--error-format', 'xml']);
 		expect(await badFormat.exited).toBe(2);
-		expect(badFormat.output()).toMatch(/--error-format must be one of message, nested, errors, problem, text, html \(got 'xml'\)/);
+		expect(badFormat.output()).toMatch(
+			/--error-format must be one of message, nested, errors, problem, text, html \(got 'xml'\)/,
+		);
 
 		const badRate = runCli(['--rate-limit', 'fast']);
 		expect(await badRate.exited).toBe(2);
-		expect(badRate.output()).toMatch(/--rate-limit must be N or N\/SECONDS, e.g. 40 or 100\/60 \(got 'fast'\)/);
+		expect(badRate.output()).toMatch(
+			/--rate-limit must be N or N\/SECONDS, e.g. 40 or 100\/60 \(got 'fast'\)/,
+		);
 
 		const blocker = createServer();
 		await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,14 @@ import { performance } from 'node:perf_hooks';
 import type { Sandbox } from '../src';
 import { startSandbox } from '../src';
 import type { ApiClient } from './helpers';
-import { apiClient, controlClient, newIndividualClient, send, signIn, tokenRequest } from './helpers';
+import {
+	apiClient,
+	controlClient,
+	newIndividualClient,
+	send,
+	signIn,
+	tokenRequest,
+} from './helpers';
 
 describe('test controls', () => {
 	let sandbox: Sandbox;
@@ -25,12 +32,18 @@ describe('test controls', () => {
 			const tomorrow = Date.parse(sandbox.now());
 			expect(tomorrow - Date.now()).toBeGreaterThan(86_000_000);
 			const frozen = await control('POST', '/clock', { frozenAt: '2031-05-01T08:00:00.000Z' });
-			expect(frozen.body.data).toEqual({ now: '2031-05-01T08:00:00.000Z', offsetMs: 86_400_000, frozenAt: '2031-05-01T08:00:00.000Z' });
+			expect(frozen.body.data).toEqual({
+				now: '2031-05-01T08:00:00.000Z',
+				offsetMs: 86_400_000,
+				frozenAt: '2031-05-01T08:00:00.000Z',
+			});
 			expect(sandbox.now()).toBe('2031-05-01T08:00:00.000Z');
 			const created = await api.post('/clients', newIndividualClient());
 			expect(created.body.data.createdAt).toBe('2031-05-01T08:00:00.000Z');
 			await control('POST', '/clock', { frozenAt: null, offsetMs: 0 });
-			expect(Math.abs(Date.parse((await control('GET', '/clock')).body.data.now) - Date.now())).toBeLessThan(5_000);
+			expect(
+				Math.abs(Date.parse((await control('GET', '/clock')).body.data.now) - Date.now()),
+			).toBeLessThan(5_000);
 		});
 
 		it("sets every answer's Date header, as a service's own clock would: offset, frozen, on errors, faults and the authorization server", async () => {
@@ -38,7 +51,9 @@ describe('test controls', () => {
 			sandbox.setClock({ offsetMs: -3 * 86_400_000 });
 			const before = Date.parse(sandbox.now());
 			const reply = await api.get('/clients?limit=1');
-			expect(reply.headers.get('date')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+			expect(reply.headers.get('date')).toMatch(
+				/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+			);
 			expect(dateOf(reply)).toBeGreaterThanOrEqual(before - 1_000); // one-second resolution
 			expect(dateOf(reply)).toBeLessThanOrEqual(Date.parse(sandbox.now()));
 
@@ -52,12 +67,15 @@ describe('test controls', () => {
 				await control('GET', '/clock'),
 			];
 			expect(answers.map((answer) => answer.status)).toEqual([200, 404, 503, 200, 200]);
-			for (const answer of answers) expect(answer.headers.get('date')).toBe('Thu, 01 May 2031 08:00:00 GMT');
+			for (const answer of answers)
+				expect(answer.headers.get('date')).toBe('Thu, 01 May 2031 08:00:00 GMT');
 		});
 
 		it('refuses settings that are not a time', async () => {
 			expect(() => sandbox.setClock({ frozenAt: 'soon' })).toThrow(/frozenAt must be a date-time/);
-			expect(() => sandbox.setClock({ offsetMs: Number.NaN })).toThrow(/offsetMs must be a finite number/);
+			expect(() => sandbox.setClock({ offsetMs: Number.NaN })).toThrow(
+				/offsetMs must be a finite number/,
+			);
 			const reply = await control('POST', '/clock', { offsetMs: '1h' });
 			expect(reply.status).toBe(400);
 			expect(reply.body.message).toMatch(/offsetMs/);
@@ -71,16 +89,19 @@ describe('test controls', () => {
 			[503, 30, '30'],
 			[429, undefined, '1'],
 			[429, 12, '12'],
-		] as const)('answer the next requests with %s (Retry-After %s), then let requests through', async (status, retryAfterSeconds, header) => {
-			sandbox.injectFaults({ count: 2, status, retryAfterSeconds });
-			for (let attempt = 0; attempt < 2; attempt++) {
-				const reply = await api.get('/firm');
-				expect(reply.status).toBe(status);
-				expect(reply.body).toEqual({ message: expect.any(String) });
-				expect(reply.headers.get('retry-after')).toBe(header);
-			}
-			expect((await api.get('/firm')).status).toBe(200);
-		});
+		] as const)(
+			'answer the next requests with %s (Retry-After %s), then let requests through',
+			async (status, retryAfterSeconds, header) => {
+				sandbox.injectFaults({ count: 2, status, retryAfterSeconds });
+				for (let attempt = 0; attempt < 2; attempt++) {
+					const reply = await api.get('/firm');
+					expect(reply.status).toBe(status);
+					expect(reply.body).toEqual({ message: expect.any(String) });
+					expect(reply.headers.get('retry-after')).toBe(header);
+				}
+				expect((await api.get('/firm')).status).toBe(200);
+			},
+		);
 
 		it('can apply to one path only, leaving other requests alone', async () => {
 			sandbox.injectFaults({ count: 1, status: 500, path: '/clients' });
@@ -102,7 +123,9 @@ describe('test controls', () => {
 		});
 
 		it('are injected and cleared over HTTP too', async () => {
-			expect((await control('POST', '/faults', { count: 3, status: 429, retryAfterSeconds: 2 })).status).toBe(204);
+			expect(
+				(await control('POST', '/faults', { count: 3, status: 429, retryAfterSeconds: 2 })).status,
+			).toBe(204);
 			expect((await api.get('/firm')).status).toBe(429);
 			expect((await control('DELETE', '/faults')).status).toBe(204);
 			expect((await api.get('/firm')).status).toBe(200);
@@ -111,7 +134,7 @@ describe('test controls', () => {
 			expect(invalid.body.message).toMatch(/status must be 500, 502, 503, 504 or 429/);
 		});
 
-		it('can send Retry-After as an HTTP date: the service clock\'s now plus the delay, from the same instant as Date', async () => {
+		it("can send Retry-After as an HTTP date: the service clock's now plus the delay, from the same instant as Date", async () => {
 			sandbox.setClock({ frozenAt: '2031-05-01T08:00:00.750Z' });
 			sandbox.injectFaults({ count: 1, status: 429, retryAfterSeconds: 90, retryAfterAs: 'date' });
 			const frozen = await api.get('/firm');
@@ -120,13 +143,24 @@ describe('test controls', () => {
 			expect(frozen.headers.get('date')).toBe('Thu, 01 May 2031 08:00:00 GMT');
 
 			sandbox.setClock({ frozenAt: null, offsetMs: 2 * 86_400_000 });
-			expect((await control('POST', '/faults', { count: 2, status: 503, retryAfterSeconds: 30, retryAfterAs: 'date' })).status).toBe(204);
+			expect(
+				(
+					await control('POST', '/faults', {
+						count: 2,
+						status: 503,
+						retryAfterSeconds: 30,
+						retryAfterAs: 'date',
+					})
+				).status,
+			).toBe(204);
 			for (let attempt = 0; attempt < 2; attempt++) {
 				const before = Date.parse(sandbox.now());
 				const running = await api.get('/firm');
 				const after = Date.parse(sandbox.now());
 				const retryAfter = running.headers.get('retry-after')!;
-				expect(retryAfter).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+				expect(retryAfter).toMatch(
+					/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+				);
 				expect(Date.parse(retryAfter)).toBeGreaterThan(before + 30_000 - 1_000); // one-second resolution
 				expect(Date.parse(retryAfter)).toBeLessThanOrEqual(after + 30_000);
 				expect(Date.parse(retryAfter) - Date.parse(running.headers.get('date')!)).toBe(30_000);
@@ -134,8 +168,13 @@ describe('test controls', () => {
 
 			sandbox.injectFaults({ count: 1, status: 429, retryAfterAs: 'date' }); // 429 waits 1 s unless told
 			const oneSecond = await api.get('/firm');
-			expect(Date.parse(oneSecond.headers.get('retry-after')!) - Date.parse(oneSecond.headers.get('date')!)).toBe(1_000);
-			expect(() => sandbox.injectFaults({ count: 1, status: 429, retryAfterAs: 'http-date' as 'date' })).toThrow(/retryAfterAs must be 'seconds' or 'date'/);
+			expect(
+				Date.parse(oneSecond.headers.get('retry-after')!) -
+					Date.parse(oneSecond.headers.get('date')!),
+			).toBe(1_000);
+			expect(() =>
+				sandbox.injectFaults({ count: 1, status: 429, retryAfterAs: 'http-date' as 'date' }),
+			).toThrow(/retryAfterAs must be 'seconds' or 'date'/);
 		});
 
 		describe('hang', () => {
@@ -153,7 +192,11 @@ describe('test controls', () => {
 					const started = performance.now();
 					const gaveUp = fetch(`${logged.baseUrl}/clients`, {
 						method: 'POST',
-						headers: { 'accept-version': '1.0.0', authorization: `Bearer ${logged.apiKey}`, 'content-type': 'application/json' },
+						headers: {
+							'accept-version': '1.0.0',
+							authorization: `Bearer ${logged.apiKey}`,
+							'content-type': 'application/json',
+						},
 						body: JSON.stringify(body),
 						signal: AbortSignal.timeout(300), // a client with a short timeout
 					});
@@ -173,7 +216,7 @@ describe('test controls', () => {
 				}
 			});
 
-			it('does not hold up closing the sandbox: the hung request\'s connection is closed at once', async () => {
+			it("does not hold up closing the sandbox: the hung request's connection is closed at once", async () => {
 				const hanging = await startSandbox();
 				hanging.injectFaults({ count: 1, hang: true });
 				const pending = apiClient(hanging).get('/firm');
@@ -185,13 +228,24 @@ describe('test controls', () => {
 			});
 
 			it('is injected over HTTP too, and alone: a request that hangs has no status or delay', async () => {
-				expect((await control('POST', '/faults', { count: 1, hang: true, path: '/firm' })).status).toBe(204);
-				await expect(fetch(`${sandbox.baseUrl}/firm`, { signal: AbortSignal.timeout(200) })).rejects.toMatchObject({ name: 'TimeoutError' });
+				expect(
+					(await control('POST', '/faults', { count: 1, hang: true, path: '/firm' })).status,
+				).toBe(204);
+				await expect(
+					fetch(`${sandbox.baseUrl}/firm`, { signal: AbortSignal.timeout(200) }),
+				).rejects.toMatchObject({ name: 'TimeoutError' });
 				expect((await api.get('/firm')).status).toBe(200);
 				const invalid = await control('POST', '/faults', { count: 1, hang: true, status: 503 });
-				expect(invalid).toMatchObject({ status: 400, body: { message: 'hang never answers: give it no status or delayMs' } });
-				expect(() => sandbox.injectFaults({ count: 1, hang: true, delayMs: 10 })).toThrow(/hang never answers/);
-				expect(() => sandbox.injectFaults({ count: 1, hang: 'yes' as unknown as boolean })).toThrow(/hang must be true or false/);
+				expect(invalid).toMatchObject({
+					status: 400,
+					body: { message: 'hang never answers: give it no status or delayMs' },
+				});
+				expect(() => sandbox.injectFaults({ count: 1, hang: true, delayMs: 10 })).toThrow(
+					/hang never answers/,
+				);
+				expect(() => sandbox.injectFaults({ count: 1, hang: 'yes' as unknown as boolean })).toThrow(
+					/hang must be true or false/,
+				);
 			});
 		});
 
@@ -205,7 +259,11 @@ describe('test controls', () => {
 				const body = newIndividualClient({ referenceNumber: 'DROPPED' });
 				const lost = fetch(`${sandbox.baseUrl}/clients`, {
 					method: 'POST',
-					headers: { 'accept-version': '1.0.0', authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
+					headers: {
+						'accept-version': '1.0.0',
+						authorization: `Bearer ${sandbox.apiKey}`,
+						'content-type': 'application/json',
+					},
 					body: JSON.stringify(body),
 				});
 				await expect(lost).rejects.toThrow(/fetch failed/);
@@ -217,16 +275,26 @@ describe('test controls', () => {
 			});
 
 			it('is refused with an answer or a hang', () => {
-				expect(() => sandbox.injectFaults({ count: 1, drop: true, status: 503 })).toThrow(/drop never answers/);
-				expect(() => sandbox.injectFaults({ count: 1, drop: true, hang: true })).toThrow(/drop never answers/);
-				expect(() => sandbox.injectFaults({ count: 1, drop: 'yes' as unknown as boolean })).toThrow(/drop must be true or false/);
+				expect(() => sandbox.injectFaults({ count: 1, drop: true, status: 503 })).toThrow(
+					/drop never answers/,
+				);
+				expect(() => sandbox.injectFaults({ count: 1, drop: true, hang: true })).toThrow(
+					/drop never answers/,
+				);
+				expect(() => sandbox.injectFaults({ count: 1, drop: 'yes' as unknown as boolean })).toThrow(
+					/drop must be true or false/,
+				);
 			});
 		});
 
 		it('refuses settings that make no fault', () => {
 			expect(() => sandbox.injectFaults({ count: 0, status: 500 })).toThrow(/count/);
-			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(/give a status, a delayMs \(or both\), hang: true or drop: true/);
-			expect(() => sandbox.injectFaults({ count: 1, status: 500, path: 'clients' })).toThrow(/path must start with/);
+			expect(() => sandbox.injectFaults({ count: 1 })).toThrow(
+				/give a status, a delayMs \(or both\), hang: true or drop: true/,
+			);
+			expect(() => sandbox.injectFaults({ count: 1, status: 500, path: 'clients' })).toThrow(
+				/path must start with/,
+			);
 		});
 	});
 
@@ -277,7 +345,9 @@ describe('test controls', () => {
 			expect(log.map((entry) => entry.errorMessage)).toEqual(
 				replies.map((reply) => (reply.status >= 400 ? reply.body.message : undefined)),
 			);
-			expect(log.filter((entry) => entry.status !== 200).every((entry) => entry.errorMessage)).toBe(true);
+			expect(log.filter((entry) => entry.status !== 200).every((entry) => entry.errorMessage)).toBe(
+				true,
+			);
 			expect((await control('GET', '/requests')).body.data).toEqual(log);
 		});
 	});
@@ -285,18 +355,35 @@ describe('test controls', () => {
 	it('the change log is readable over HTTP', async () => {
 		const created = await api.post('/clients', newIndividualClient());
 		expect((await control('GET', '/changes')).body.data).toEqual([
-			{ clientId: created.body.data.id, lastModifiedAt: created.body.data.lastModifiedAt, cause: 'created' },
+			{
+				clientId: created.body.data.id,
+				lastModifiedAt: created.body.data.lastModifiedAt,
+				cause: 'created',
+			},
 		]);
 	});
 
 	it('completes AML determinations over HTTP', async () => {
 		const [client] = (await api.get('/clients?limit=1')).body.data;
-		const reply = await control('POST', `/clients/${client.id}/aml-determination`, { riskLevel: 'LOW' });
+		const reply = await control('POST', `/clients/${client.id}/aml-determination`, {
+			riskLevel: 'LOW',
+		});
 		expect(reply.status).toBe(200);
-		expect(reply.body.data).toMatchObject({ id: client.id, amlDeterminationStatus: 'COMPLETE', lastAmlDetermination: { riskLevel: 'LOW' } });
-		expect((await api.get(`/clients/${client.id}`)).body.data.lastModifiedAt).toBe(reply.body.data.lastModifiedAt);
-		expect((await control('POST', '/clients/nobody/aml-determination', { riskLevel: 'LOW' })).status).toBe(404);
-		expect((await control('POST', `/clients/${client.id}/aml-determination`, { riskLevel: 'EXTREME' })).status).toBe(400);
+		expect(reply.body.data).toMatchObject({
+			id: client.id,
+			amlDeterminationStatus: 'COMPLETE',
+			lastAmlDetermination: { riskLevel: 'LOW' },
+		});
+		expect((await api.get(`/clients/${client.id}`)).body.data.lastModifiedAt).toBe(
+			reply.body.data.lastModifiedAt,
+		);
+		expect(
+			(await control('POST', '/clients/nobody/aml-determination', { riskLevel: 'LOW' })).status,
+		).toBe(404);
+		expect(
+			(await control('POST', `/clients/${client.id}/aml-determination`, { riskLevel: 'EXTREME' }))
+				.status,
+		).toBe(400);
 	});
 
 	it('expires every list cursor issued so far, programmatically and over HTTP: using one answers 400', async () => {
@@ -305,14 +392,25 @@ describe('test controls', () => {
 		expect((await api.get(`/clients?limit=2&cursor=${cursor}`)).status).toBe(200);
 		sandbox.expireCursors();
 		const expired = await api.get(`/clients?limit=2&cursor=${cursor}`);
-		expect(expired).toMatchObject({ status: 400, body: { message: 'This cursor has expired: start the listing again without a cursor.' } });
+		expect(expired).toMatchObject({
+			status: 400,
+			body: { message: 'This cursor has expired: start the listing again without a cursor.' },
+		});
 		const fresh = await api.get('/clients?limit=2');
 		expect(fresh.body.data).toEqual(first.body.data);
-		expect((await api.get(`/clients?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`)).status).toBe(200);
+		expect(
+			(await api.get(`/clients?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`))
+				.status,
+		).toBe(200);
 		expect((await control('POST', '/cursors/expire')).status).toBe(204);
-		expect((await api.get(`/clients?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`)).status).toBe(400);
+		expect(
+			(await api.get(`/clients?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`))
+				.status,
+		).toBe(400);
 		// A cursor altered or used on another list is still refused as such, not as expired.
-		const other = await api.get(`/individuals?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`);
+		const other = await api.get(
+			`/individuals?limit=2&cursor=${encodeURIComponent(fresh.body.meta.next_cursor)}`,
+		);
 		expect(other.body.message).toMatch(/^Invalid cursor for this request/);
 	});
 
@@ -322,7 +420,9 @@ describe('test controls', () => {
 		const keyed = apiClient(sandbox, created.body.data.key);
 		expect((await keyed.get('/firm')).status).toBe(200);
 		expect((await keyed.post('/clients', newIndividualClient())).status).toBe(403);
-		expect((await control('POST', '/api-keys/revoke', { key: created.body.data.key })).status).toBe(204);
+		expect((await control('POST', '/api-keys/revoke', { key: created.body.data.key })).status).toBe(
+			204,
+		);
 		expect((await keyed.get('/firm')).status).toBe(401);
 		expect((await control('POST', '/api-keys', {})).status).toBe(400);
 	});
@@ -330,7 +430,11 @@ describe('test controls', () => {
 	it('revokes the OAuth2 grants over HTTP', async () => {
 		const tokens = await signIn(sandbox);
 		expect((await control('POST', '/oauth2/revoke-grants')).status).toBe(204);
-		const refused = await tokenRequest(sandbox, { grant_type: 'refresh_token', client_id: sandbox.oauthClientId, refresh_token: tokens.refresh_token });
+		const refused = await tokenRequest(sandbox, {
+			grant_type: 'refresh_token',
+			client_id: sandbox.oauthClientId,
+			refresh_token: tokens.refresh_token,
+		});
 		expect(refused.body.error).toBe('invalid_grant');
 	});
 
@@ -349,14 +453,17 @@ describe('test controls', () => {
 		.flat()
 		.find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
 
-	(externalAddress ? it : it.skip)('answers 404 for the control routes to callers that are not on this machine’s loopback', async () => {
-		const exposed = await startSandbox({ host: '0.0.0.0', controls: true });
-		try {
-			const port = new URL(exposed.baseUrl).port;
-			expect((await send(`http://127.0.0.1:${port}/__sandbox/clock`)).status).toBe(200);
-			expect((await send(`http://${externalAddress}:${port}/__sandbox/clock`)).status).toBe(404);
-		} finally {
-			await exposed.close();
-		}
-	});
+	(externalAddress ? it : it.skip)(
+		'answers 404 for the control routes to callers that are not on this machine’s loopback',
+		async () => {
+			const exposed = await startSandbox({ host: '0.0.0.0', controls: true });
+			try {
+				const port = new URL(exposed.baseUrl).port;
+				expect((await send(`http://127.0.0.1:${port}/__sandbox/clock`)).status).toBe(200);
+				expect((await send(`http://${externalAddress}:${port}/__sandbox/clock`)).status).toBe(404);
+			} finally {
+				await exposed.close();
+			}
+		},
+	);
 });

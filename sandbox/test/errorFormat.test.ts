@@ -15,7 +15,7 @@ interface ErrorCase {
 	headers?: Record<string, string>;
 }
 
-describe('error formats (the shape of the API\'s error answers)', () => {
+describe("error formats (the shape of the API's error answers)", () => {
 	let sandbox: Sandbox;
 	let api: ApiClient;
 	let controls: string;
@@ -23,7 +23,9 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 		sandbox = await startSandbox({ clients: 2, controls: true });
 		api = apiClient(sandbox);
 		controls = `${new URL(sandbox.baseUrl).origin}/__sandbox`;
-		expect((await api.post('/clients', newIndividualClient({ referenceNumber: 'TAKEN' }))).status).toBe(201);
+		expect(
+			(await api.post('/clients', newIndividualClient({ referenceNumber: 'TAKEN' }))).status,
+		).toBe(201);
 	});
 	afterEach(() => {
 		sandbox.setErrorFormat('message');
@@ -42,7 +44,11 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 		},
 		{
 			name: 'a required field left out',
-			request: () => api.post('/clients', newIndividualClient({ entity: { object: 'individual', firstName: 'Ada' } })),
+			request: () =>
+				api.post(
+					'/clients',
+					newIndividualClient({ entity: { object: 'individual', firstName: 'Ada' } }),
+				),
 			status: 400,
 			code: 'BAD_REQUEST',
 			title: 'Bad Request',
@@ -73,7 +79,8 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 			status: 401,
 			code: 'UNAUTHORIZED',
 			title: 'Unauthorized',
-			message: /^Missing credentials: send the header Authorization: Bearer <API key or access token>$/,
+			message:
+				/^Missing credentials: send the header Authorization: Bearer <API key or access token>$/,
 			headers: { 'www-authenticate': 'Bearer realm="compliance-records"' },
 		},
 		{
@@ -108,7 +115,10 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 	];
 
 	/** The body each format must carry for `error`, whose message `message` is the log's. */
-	const expectedBody: Record<ErrorFormat, (error: ErrorCase, message: string) => { contentType: string; check: (reply: Reply) => void }> = {
+	const expectedBody: Record<
+		ErrorFormat,
+		(error: ErrorCase, message: string) => { contentType: string; check: (reply: Reply) => void }
+	> = {
 		message: (_, message) => ({
 			contentType: 'application/json; charset=utf-8',
 			check: (reply) => expect(reply.body).toStrictEqual({ message }),
@@ -119,11 +129,15 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 		}),
 		errors: ({ code, field }, message) => ({
 			contentType: 'application/json; charset=utf-8',
-			check: (reply) => expect(reply.body).toStrictEqual({ errors: [field === undefined ? { code, message } : { code, message, field }] }),
+			check: (reply) =>
+				expect(reply.body).toStrictEqual({
+					errors: [field === undefined ? { code, message } : { code, message, field }],
+				}),
 		}),
 		problem: ({ status, title }, message) => ({
 			contentType: 'application/problem+json',
-			check: (reply) => expect(reply.body).toStrictEqual({ type: 'about:blank', title, status, detail: message }),
+			check: (reply) =>
+				expect(reply.body).toStrictEqual({ type: 'about:blank', title, status, detail: message }),
 		}),
 		text: (_, message) => ({
 			contentType: 'text/plain; charset=utf-8',
@@ -144,25 +158,29 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 		}),
 	};
 
-	it.each(ERROR_FORMATS)('%s: every kind of error answers in it, with its headers, and the log keeps the message', async (format) => {
-		sandbox.setErrorFormat(format);
-		for (const error of cases) {
-			sandbox.clearRequests();
-			const reply = await error.request();
-			const [logged] = sandbox.requests();
-			expect({ case: error.name, status: reply.status, loggedStatus: logged.status }).toEqual({
-				case: error.name,
-				status: error.status,
-				loggedStatus: error.status,
-			});
-			const message = logged.errorMessage!;
-			expect(message).toMatch(error.message);
-			const expected = expectedBody[format](error, message);
-			expect(reply.headers.get('content-type')).toBe(expected.contentType);
-			expected.check(reply);
-			for (const [name, value] of Object.entries(error.headers ?? {})) expect(reply.headers.get(name)).toBe(value);
-		}
-	});
+	it.each(ERROR_FORMATS)(
+		'%s: every kind of error answers in it, with its headers, and the log keeps the message',
+		async (format) => {
+			sandbox.setErrorFormat(format);
+			for (const error of cases) {
+				sandbox.clearRequests();
+				const reply = await error.request();
+				const [logged] = sandbox.requests();
+				expect({ case: error.name, status: reply.status, loggedStatus: logged.status }).toEqual({
+					case: error.name,
+					status: error.status,
+					loggedStatus: error.status,
+				});
+				const message = logged.errorMessage!;
+				expect(message).toMatch(error.message);
+				const expected = expectedBody[format](error, message);
+				expect(reply.headers.get('content-type')).toBe(expected.contentType);
+				expected.check(reply);
+				for (const [name, value] of Object.entries(error.headers ?? {}))
+					expect(reply.headers.get(name)).toBe(value);
+			}
+		},
+	);
 
 	it('html escapes the message, so the page shows it as written', async () => {
 		sandbox.setErrorFormat('html');
@@ -173,26 +191,46 @@ describe('error formats (the shape of the API\'s error answers)', () => {
 
 	it('is switched over HTTP, refused by name when unknown, and never changes the control routes or the authorization server', async () => {
 		const control = (body: unknown) =>
-			send(`${controls}/error-format`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+			send(`${controls}/error-format`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
 		expect((await control({ format: 'problem' })).status).toBe(204);
-		expect((await api.get('/clients/nobody')).headers.get('content-type')).toBe('application/problem+json');
+		expect((await api.get('/clients/nobody')).headers.get('content-type')).toBe(
+			'application/problem+json',
+		);
 
 		const unknown = await control({ format: 'xml' });
 		expect(unknown.status).toBe(400);
-		expect(unknown.body).toEqual({ message: 'The error format must be one of message, nested, errors, problem, text, html (got "xml")' });
-		expect((await api.get('/clients/nobody')).headers.get('content-type')).toBe('application/problem+json');
+		expect(unknown.body).toEqual({
+			message:
+				'The error format must be one of message, nested, errors, problem, text, html (got "xml")',
+		});
+		expect((await api.get('/clients/nobody')).headers.get('content-type')).toBe(
+			'application/problem+json',
+		);
 
-		const oauth = await tokenRequest(sandbox, { grant_type: 'password', client_id: sandbox.oauthClientId });
+		const oauth = await tokenRequest(sandbox, {
+			grant_type: 'password',
+			client_id: sandbox.oauthClientId,
+		});
 		expect(oauth).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
-		expect(() => sandbox.setErrorFormat('json' as ErrorFormat)).toThrow(/The error format must be one of/);
+		expect(() => sandbox.setErrorFormat('json' as ErrorFormat)).toThrow(
+			/The error format must be one of/,
+		);
 	});
 
 	it('is chosen at start; an unknown one is refused', async () => {
-		await expect(startSandbox({ errorFormat: 'yaml' as ErrorFormat })).rejects.toThrow(/The error format must be one of message, nested/);
+		await expect(startSandbox({ errorFormat: 'yaml' as ErrorFormat })).rejects.toThrow(
+			/The error format must be one of message, nested/,
+		);
 		const nested = await startSandbox({ errorFormat: 'nested' });
 		try {
 			const reply = await apiClient(nested).get('/clients/nobody');
-			expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: "No client with id 'nobody' in your firm" } });
+			expect(reply.body).toEqual({
+				error: { code: 'NOT_FOUND', message: "No client with id 'nobody' in your firm" },
+			});
 			// The control routes, invisible when off, answer like any unknown path.
 			const hidden = await send(`${new URL(nested.baseUrl).origin}/__sandbox/clock`);
 			expect(hidden).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });

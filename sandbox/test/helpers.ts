@@ -39,7 +39,12 @@ export function controlClient(sandbox: Sandbox) {
 
 /** Calls the API as a client would: accept-version and a bearer credential on every request. */
 export function apiClient(sandbox: Sandbox, credential: string = sandbox.apiKey) {
-	const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+	const request = async (
+		method: string,
+		path: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+	) =>
 		reply(
 			await fetch(`${sandbox.baseUrl}${path}`, {
 				method,
@@ -54,7 +59,8 @@ export function apiClient(sandbox: Sandbox, credential: string = sandbox.apiKey)
 		);
 	return {
 		request,
-		get: (path: string, headers?: Record<string, string>) => request('GET', path, undefined, headers),
+		get: (path: string, headers?: Record<string, string>) =>
+			request('GET', path, undefined, headers),
 		post: (path: string, body: unknown) => request('POST', path, body),
 		patch: (path: string, body: unknown) => request('PATCH', path, body),
 	};
@@ -95,7 +101,11 @@ export function pkcePair() {
 export const N8N_CALLBACK = 'http://localhost:5678/rest/oauth2-credential/callback';
 
 /** GET /oauth2/authorize with the usual parameters, any of them replaced or (undefined) left out. */
-export async function authorize(sandbox: Sandbox, challenge: string, overrides: Record<string, string | undefined> = {}) {
+export async function authorize(
+	sandbox: Sandbox,
+	challenge: string,
+	overrides: Record<string, string | undefined> = {},
+) {
 	const params = {
 		response_type: 'code',
 		client_id: sandbox.oauthClientId,
@@ -109,9 +119,14 @@ export async function authorize(sandbox: Sandbox, challenge: string, overrides: 
 	const query = new URLSearchParams(
 		Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined),
 	);
-	const response = await fetch(`${sandbox.authUrl}/oauth2/authorize?${query}`, { redirect: 'manual' });
+	const response = await fetch(`${sandbox.authUrl}/oauth2/authorize?${query}`, {
+		redirect: 'manual',
+	});
 	const location = response.headers.get('location');
-	return { ...(await reply(response)), location: location === null ? undefined : new URL(location) };
+	return {
+		...(await reply(response)),
+		location: location === null ? undefined : new URL(location),
+	};
 }
 
 /** POST /oauth2/token as n8n sends it: a form, the client id in the body unless given otherwise. */
@@ -141,5 +156,11 @@ export async function signIn(sandbox: Sandbox, scope = `openid ${sandbox.apiScop
 		client_id: sandbox.oauthClientId,
 	});
 	expect(tokens.status).toBe(200);
-	return tokens.body as { access_token: string; refresh_token: string; id_token: string; expires_in: number; scope: string };
+	return tokens.body as {
+		access_token: string;
+		refresh_token: string;
+		id_token: string;
+		expires_in: number;
+		scope: string;
+	};
 }

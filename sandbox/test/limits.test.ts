@@ -77,7 +77,9 @@ describe("a real service's limits", () => {
 		sandbox.setLimits({ latencyMs: 200 });
 		const started = performance.now();
 
-		const answers = await Promise.all(Array.from({ length: 12 }, () => api.get('/clients?limit=1')));
+		const answers = await Promise.all(
+			Array.from({ length: 12 }, () => api.get('/clients?limit=1')),
+		);
 
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
 		expect(performance.now() - started).toBeGreaterThanOrEqual(195);
@@ -89,24 +91,37 @@ describe("a real service's limits", () => {
 		sandbox.setLimits({ unavailableRate: 0.5 });
 
 		const answers = [];
-		for (let i = 0; i < 200; i++) answers.push((await api.post('/clients', newIndividualClient())).status);
+		for (let i = 0; i < 200; i++)
+			answers.push((await api.post('/clients', newIndividualClient())).status);
 
 		const { refused } = sandbox.traffic();
 		expect(refused[502] + refused[503]).toBe(answers.filter((status) => status !== 201).length);
 		expect(refused[502] + refused[503]).toBeGreaterThan(70);
 		expect(refused[502] + refused[503]).toBeLessThan(130);
 		expect(Math.abs(refused[502] - refused[503])).toBeLessThanOrEqual(1);
-		expect(sandbox.changes().filter((change) => change.cause === 'created')).toHaveLength(answers.filter((status) => status === 201).length);
+		expect(sandbox.changes().filter((change) => change.cause === 'created')).toHaveLength(
+			answers.filter((status) => status === 201).length,
+		);
 	});
 
 	it('over HTTP: POST /limits, GET and DELETE /traffic; a limit off again with null', async () => {
-		expect((await control('POST', '/limits', { rateLimit: { requests: 1, perSeconds: 60 } })).status).toBe(204);
+		expect(
+			(await control('POST', '/limits', { rateLimit: { requests: 1, perSeconds: 60 } })).status,
+		).toBe(204);
 		await api.get('/firm');
 		await api.get('/firm');
 
-		expect((await control('GET', '/traffic')).body.data).toEqual({ requests: 2, maxInFlight: 1, refused: { 429: 1, 502: 0, 503: 0 } });
+		expect((await control('GET', '/traffic')).body.data).toEqual({
+			requests: 2,
+			maxInFlight: 1,
+			refused: { 429: 1, 502: 0, 503: 0 },
+		});
 		expect((await control('DELETE', '/traffic')).status).toBe(204);
-		expect((await control('GET', '/traffic')).body.data).toEqual({ requests: 0, maxInFlight: 0, refused: { 429: 0, 502: 0, 503: 0 } });
+		expect((await control('GET', '/traffic')).body.data).toEqual({
+			requests: 0,
+			maxInFlight: 0,
+			refused: { 429: 0, 502: 0, 503: 0 },
+		});
 
 		await control('POST', '/limits', { rateLimit: null });
 		expect((await api.get('/firm')).status).toBe(200);
@@ -119,7 +134,10 @@ describe("a real service's limits", () => {
 		[{ unavailableRate: 2 }, 'unavailableRate must be from 0 to 1'],
 	])('refuses %j', async (settings, message) => {
 		expect(() => sandbox.setLimits(settings)).toThrow(message);
-		expect(await control('POST', '/limits', settings)).toMatchObject({ status: 400, body: { message } });
+		expect(await control('POST', '/limits', settings)).toMatchObject({
+			status: 400,
+			body: { message },
+		});
 	});
 
 	it("faults for one API key's requests, and from the nth on", async () => {

@@ -66,7 +66,9 @@ describe('pagination (spec §4.5)', () => {
 	it('keeps its order when clients change (it does not follow lastModifiedAt), and adds new clients at the end', async () => {
 		const { api } = await firmOf(10);
 		const before = (await listAll(api, '/clients', 3)).items.map((client) => client.id);
-		expect((await api.patch(`/clients/${before[4]}`, { referenceNumber: 'MOVED-1' })).status).toBe(200);
+		expect((await api.patch(`/clients/${before[4]}`, { referenceNumber: 'MOVED-1' })).status).toBe(
+			200,
+		);
 		const created = await api.post('/clients', newIndividualClient());
 		const after = (await listAll(api, '/clients', 3)).items.map((client) => client.id);
 		expect(after).toEqual([...before, created.body.data.id]);
@@ -81,7 +83,9 @@ describe('pagination (spec §4.5)', () => {
 			expect(cursor).toContain('+');
 			expect(cursor).toContain('/');
 			expect(cursor).toContain('=');
-			const viaSearchParams = await api.get(`/clients?${new URLSearchParams({ limit: '1', cursor })}`);
+			const viaSearchParams = await api.get(
+				`/clients?${new URLSearchParams({ limit: '1', cursor })}`,
+			);
 			const viaEncodeUri = await api.get(`/clients?limit=1&cursor=${encodeURIComponent(cursor)}`);
 			expect(viaSearchParams.status).toBe(200);
 			expect(viaEncodeUri.body).toEqual(viaSearchParams.body);
@@ -100,7 +104,8 @@ describe('pagination (spec §4.5)', () => {
 			const { sandbox, api } = await firmOf(4);
 			const cursor: string = (await api.get('/clients?limit=1')).body.meta.next_cursor;
 			const since = '2000-01-01T00:00:00.000Z';
-			const sinceCursor: string = (await api.get(`/clients?limit=1&sinceModifiedAt=${since}`)).body.meta.next_cursor;
+			const sinceCursor: string = (await api.get(`/clients?limit=1&sinceModifiedAt=${since}`)).body
+				.meta.next_cursor;
 			const other = apiClient(sandbox, sandbox.otherFirm.apiKey);
 			const altered = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
 			const attempts = [
@@ -110,41 +115,53 @@ describe('pagination (spec §4.5)', () => {
 				api.get(`/individuals?cursor=${encodeURIComponent(cursor)}`),
 				other.get(`/clients?cursor=${encodeURIComponent(cursor)}`),
 				api.get(`/clients?cursor=${encodeURIComponent(sinceCursor)}`),
-				api.get(`/clients?sinceModifiedAt=1999-01-01T00:00:00Z&cursor=${encodeURIComponent(sinceCursor)}`),
+				api.get(
+					`/clients?sinceModifiedAt=1999-01-01T00:00:00Z&cursor=${encodeURIComponent(sinceCursor)}`,
+				),
 			];
 			for (const reply of await Promise.all(attempts)) {
 				expect(reply.status).toBe(400);
 				expect(reply.body.message).toMatch(/cursor/);
 			}
-			const same = await api.get(`/clients?sinceModifiedAt=${since}&cursor=${encodeURIComponent(sinceCursor)}`);
+			const same = await api.get(
+				`/clients?sinceModifiedAt=${since}&cursor=${encodeURIComponent(sinceCursor)}`,
+			);
 			expect(same.status).toBe(200);
 		});
 
 		it('stay valid when the page size changes between pages', async () => {
 			const { api } = await firmOf(10);
-			const all = (await api.get('/clients?limit=10')).body.data.map((client: { id: string }) => client.id);
+			const all = (await api.get('/clients?limit=10')).body.data.map(
+				(client: { id: string }) => client.id,
+			);
 			const first = await api.get('/clients?limit=3');
-			const rest = await api.get(`/clients?limit=200&cursor=${encodeURIComponent(first.body.meta.next_cursor)}`);
+			const rest = await api.get(
+				`/clients?limit=200&cursor=${encodeURIComponent(first.body.meta.next_cursor)}`,
+			);
 			expect(rest.body.data.map((client: { id: string }) => client.id)).toEqual(all.slice(3));
 		});
 	});
 
-	it.each(['/individuals', '/organisations'])('%s pages the same way, meta.total counting the whole list', async (path) => {
-		const { api } = await firmOf(200);
-		const firstPage = await api.get(path);
-		expect(firstPage.body.data).toHaveLength(50);
-		const { items } = await listAll(api, path, 13);
-		expect(firstPage.body.meta.total).toBe(items.length);
-		expect(new Set(items.map((item) => item.id)).size).toBe(items.length);
-		expect(items.length).toBeGreaterThan(13);
-	});
+	it.each(['/individuals', '/organisations'])(
+		'%s pages the same way, meta.total counting the whole list',
+		async (path) => {
+			const { api } = await firmOf(200);
+			const firstPage = await api.get(path);
+			expect(firstPage.body.data).toHaveLength(50);
+			const { items } = await listAll(api, path, 13);
+			expect(firstPage.body.meta.total).toBe(items.length);
+			expect(new Set(items.map((item) => item.id)).size).toBe(items.length);
+			expect(items.length).toBeGreaterThan(13);
+		},
+	);
 
 	describe('sinceModifiedAt', () => {
 		it('is inclusive, counts only matching clients in meta.total, and pages in creation order', async () => {
 			const { sandbox, api } = await firmOf(30);
 			const ids = (await listAll(api, '/clients')).items.map((client) => client.id);
 			sandbox.setClock({ frozenAt: '2099-01-01T00:00:00.000Z' });
-			for (const id of [ids[20], ids[3], ids[11]]) await api.patch(`/clients/${id}`, { referenceNumber: `R-${id}` });
+			for (const id of [ids[20], ids[3], ids[11]])
+				await api.patch(`/clients/${id}`, { referenceNumber: `R-${id}` });
 			sandbox.setClock({ frozenAt: '2099-01-01T00:00:00.001Z' });
 			await api.patch(`/clients/${ids[7]}`, { referenceNumber: 'LATER' });
 
@@ -164,7 +181,11 @@ describe('pagination (spec §4.5)', () => {
 			const id = (await api.get('/clients?limit=1')).body.data[0].id;
 			sandbox.setClock({ frozenAt: '2099-06-01T12:00:00.000Z' });
 			await api.patch(`/clients/${id}`, { referenceNumber: 'OFFSET' });
-			for (const since of ['2099-06-01T13:00:00+01:00', '2099-06-01T12:00:00.000000Z', '2099-06-01T07:00:00-05:00']) {
+			for (const since of [
+				'2099-06-01T13:00:00+01:00',
+				'2099-06-01T12:00:00.000000Z',
+				'2099-06-01T07:00:00-05:00',
+			]) {
 				const reply = await api.get(`/clients?${new URLSearchParams({ sinceModifiedAt: since })}`);
 				expect(reply.body.data.map((client: { id: string }) => client.id)).toEqual([id]);
 			}
@@ -172,7 +193,13 @@ describe('pagination (spec §4.5)', () => {
 
 		it('answers 400 for anything but a date-time, including an offset whose + was not URL-encoded', async () => {
 			const { api } = await firmOf(2);
-			for (const since of ['yesterday', '2026-01-31', '2026-13-01T00:00:00Z', '2026-01-31T09:00:00', '2026-01-31T09:00:00+01:00']) {
+			for (const since of [
+				'yesterday',
+				'2026-01-31',
+				'2026-13-01T00:00:00Z',
+				'2026-01-31T09:00:00',
+				'2026-01-31T09:00:00+01:00',
+			]) {
 				const reply = await api.get(`/clients?sinceModifiedAt=${since}`);
 				expect(reply.status).toBe(400);
 				expect(reply.body.message).toMatch(/sinceModifiedAt must be a date-time/);

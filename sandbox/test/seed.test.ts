@@ -8,7 +8,9 @@ const DAY_MS = 86_400_000;
 async function snapshot(sandbox: Sandbox) {
 	const api = apiClient(sandbox);
 	const clients = (await listAll(api, '/clients')).items;
-	const full = await Promise.all(clients.map(async (client) => (await api.get(`/clients/${client.id}`)).body.data));
+	const full = await Promise.all(
+		clients.map(async (client) => (await api.get(`/clients/${client.id}`)).body.data),
+	);
 	const data = {
 		firm: (await api.get('/firm')).body.data,
 		clients: full,
@@ -46,19 +48,41 @@ describe('seed data', () => {
 	it('shows every category, state, AML status, risk level and kind of birth date even in a firm of 11 clients', async () => {
 		const { clients, individuals, organisations } = await snapshot(await start({ clients: 11 }));
 		const values = (pick: (client: Record<string, any>) => unknown) => new Set(clients.map(pick)); // eslint-disable-line @typescript-eslint/no-explicit-any
-		expect(values((client) => client.category)).toEqual(new Set(['INDIVIDUAL', 'ORGANISATION', 'SOLE_TRADER']));
-		expect(values((client) => client.state)).toEqual(new Set(['PROSPECT', 'EXISTING', 'ARCHIVED', 'DISCARDED']));
-		expect(values((client) => client.amlDeterminationStatus)).toEqual(new Set(['NOT_STARTED', 'IN_PROGRESS', 'COMPLETE']));
+		expect(values((client) => client.category)).toEqual(
+			new Set(['INDIVIDUAL', 'ORGANISATION', 'SOLE_TRADER']),
+		);
+		expect(values((client) => client.state)).toEqual(
+			new Set(['PROSPECT', 'EXISTING', 'ARCHIVED', 'DISCARDED']),
+		);
+		expect(values((client) => client.amlDeterminationStatus)).toEqual(
+			new Set(['NOT_STARTED', 'IN_PROGRESS', 'COMPLETE']),
+		);
 		expect(values((client) => client.lastAmlDetermination?.riskLevel)).toEqual(
 			new Set([undefined, 'PENDING', 'LOW', 'NORMAL', 'MEDIUM', 'HIGH']),
 		);
-		expect(organisations.some((organisation: { companyNumber?: string }) => organisation.companyNumber)).toBe(true);
-		expect(organisations.some((organisation: { identifyingNumber?: string }) => organisation.identifyingNumber)).toBe(true);
-		expect(new Set(organisations.map((organisation: { organisationType: string }) => organisation.organisationType))).toEqual(
-			new Set(['COMPANY', 'NON_PROFIT', 'TRUST', 'OTHER']),
-		);
-		const births = individuals.map((individual: { birth?: object }) => individual.birth).filter(Boolean);
-		expect(births).toContainEqual({ day: expect.any(Number), month: expect.any(Number), year: expect.any(Number) });
+		expect(
+			organisations.some((organisation: { companyNumber?: string }) => organisation.companyNumber),
+		).toBe(true);
+		expect(
+			organisations.some(
+				(organisation: { identifyingNumber?: string }) => organisation.identifyingNumber,
+			),
+		).toBe(true);
+		expect(
+			new Set(
+				organisations.map(
+					(organisation: { organisationType: string }) => organisation.organisationType,
+				),
+			),
+		).toEqual(new Set(['COMPANY', 'NON_PROFIT', 'TRUST', 'OTHER']));
+		const births = individuals
+			.map((individual: { birth?: object }) => individual.birth)
+			.filter(Boolean);
+		expect(births).toContainEqual({
+			day: expect.any(Number),
+			month: expect.any(Number),
+			year: expect.any(Number),
+		});
 		expect(births).toContainEqual({ year: expect.any(Number) });
 	});
 
@@ -70,7 +94,9 @@ describe('seed data', () => {
 		expect(created).toEqual([...created].sort((a, b) => a - b));
 		for (const client of clients) {
 			expect(Date.parse(client.lastModifiedAt)).toBeLessThan(startDay);
-			expect(Date.parse(client.lastModifiedAt)).toBeGreaterThanOrEqual(Date.parse(client.createdAt));
+			expect(Date.parse(client.lastModifiedAt)).toBeGreaterThanOrEqual(
+				Date.parse(client.createdAt),
+			);
 			expect(client.nextReviewDate !== undefined).toBe(client.lastAmlDetermination !== undefined);
 			if (client.nextReviewDate) {
 				const review = Date.parse(`${client.nextReviewDate}T00:00:00Z`);
@@ -106,7 +132,9 @@ describe('seed data', () => {
 	it('gives the main firm the clients asked for and the other firm a few of its own', async () => {
 		const sandbox = await start({ clients: 23 });
 		expect((await apiClient(sandbox).get('/clients')).body.meta.total).toBe(23);
-		expect((await apiClient(sandbox, sandbox.otherFirm.apiKey).get('/clients')).body.meta.total).toBe(5);
+		expect(
+			(await apiClient(sandbox, sandbox.otherFirm.apiKey).get('/clients')).body.meta.total,
+		).toBe(5);
 		const empty = await start({});
 		expect((await apiClient(empty).get('/clients')).body.meta.total).toBe(0);
 	});

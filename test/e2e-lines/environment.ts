@@ -11,8 +11,19 @@ import { join } from 'node:path';
 
 import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import { untilFirstPoll } from '../helpers/n8n/delivery';
-import { DEMO_OWNER, everyMinuteTrigger, type WorkflowJson, type WorkflowNode } from '../helpers/n8n/demo';
-import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, saveAndRun, signedInAt } from '../helpers/n8n/e2eSuite';
+import {
+	DEMO_OWNER,
+	everyMinuteTrigger,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../helpers/n8n/demo';
+import {
+	e2eSuite,
+	PROJECT_ROOT,
+	sandboxControlsAt,
+	saveAndRun,
+	signedInAt,
+} from '../helpers/n8n/e2eSuite';
 import { N8N_1X_VERSION, N8N_VERSION } from '../helpers/n8n/install';
 import {
 	freePort,
@@ -51,36 +62,40 @@ export interface LinesContext {
 	watchingSince: number;
 }
 
-export const suite = e2eSuite<LinesContext>('e2e-lines', async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
-	const ports = await Promise.all(VERSIONS.map(() => freePort()));
-	const sandbox = await startSandbox({
-		clients: 250,
-		controls: true,
-		accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
-		redirectUris: ports.map((port) => `http://localhost:${port}/rest/oauth2-credential/callback`),
-	});
-	const tarball = await packPackage(PROJECT_ROOT, artifacts);
-	const options = await Promise.all(
-		VERSIONS.map(async (version, index): Promise<N8nOptions> => {
-			const dir = join(artifacts, `n8n-${version}`);
-			await installPackage(dir, tarball);
-			return {
-				version,
-				userFolder: dir,
-				port: ports[index],
-				brokerPort: await freePort(),
-				filesDir: join(dir, 'files'),
-				logFile: join(artifacts, `n8n-${version}.log`),
-			};
-		}),
-	);
-	const n8ns = options.map((option) => N8n.launch(option));
-	stopAtEnd(() => Promise.all(n8ns.map((n8n) => n8n.stop())));
-	await Promise.all(n8ns.map((n8n) => n8n.ready()));
-	const provisioned: LineContext[] = [];
-	for (const [index, n8n] of n8ns.entries()) provisioned.push(await provision(n8n, options[index], sandbox));
-	return { sandbox: { baseUrl: sandbox.baseUrl }, lines: provisioned, watchingSince: Date.now() };
-});
+export const suite = e2eSuite<LinesContext>(
+	'e2e-lines',
+	async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
+		const ports = await Promise.all(VERSIONS.map(() => freePort()));
+		const sandbox = await startSandbox({
+			clients: 250,
+			controls: true,
+			accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
+			redirectUris: ports.map((port) => `http://localhost:${port}/rest/oauth2-credential/callback`),
+		});
+		const tarball = await packPackage(PROJECT_ROOT, artifacts);
+		const options = await Promise.all(
+			VERSIONS.map(async (version, index): Promise<N8nOptions> => {
+				const dir = join(artifacts, `n8n-${version}`);
+				await installPackage(dir, tarball);
+				return {
+					version,
+					userFolder: dir,
+					port: ports[index],
+					brokerPort: await freePort(),
+					filesDir: join(dir, 'files'),
+					logFile: join(artifacts, `n8n-${version}.log`),
+				};
+			}),
+		);
+		const n8ns = options.map((option) => N8n.launch(option));
+		stopAtEnd(() => Promise.all(n8ns.map((n8n) => n8n.stop())));
+		await Promise.all(n8ns.map((n8n) => n8n.ready()));
+		const provisioned: LineContext[] = [];
+		for (const [index, n8n] of n8ns.entries())
+			provisioned.push(await provision(n8n, options[index], sandbox));
+		return { sandbox: { baseUrl: sandbox.baseUrl }, lines: provisioned, watchingSince: Date.now() };
+	},
+);
 
 /** Owner, two OAuth2 credentials connected, trigger published and its first poll taken. */
 async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promise<LineContext> {
@@ -102,7 +117,12 @@ async function provision(n8n: N8n, options: N8nOptions, sandbox: Sandbox): Promi
 		n8n.rest,
 		options.version as string,
 		'Trigger on OAuth2',
-		everyMinuteTrigger(TRIGGER_NODE, TRIGGER_NAME, { complianceRecordsOAuth2Api: triggerOAuth2 }, { authentication: 'oAuth2' }),
+		everyMinuteTrigger(
+			TRIGGER_NODE,
+			TRIGGER_NAME,
+			{ complianceRecordsOAuth2Api: triggerOAuth2 },
+			{ authentication: 'oAuth2' },
+		),
 	);
 	return {
 		version: options.version as string,
@@ -122,7 +142,8 @@ export function line(version: string): LineContext {
 }
 
 /** The REST API of a line's n8n, signed in as the demo owner. */
-export const signedIn = async (version: string): Promise<N8nRest> => await signedInAt(line(version).url);
+export const signedIn = async (version: string): Promise<N8nRest> =>
+	await signedInAt(line(version).url);
 
 /** A new workflow as each line's REST API takes it: 1.x requires `active`, 2.x publishes instead. */
 function newWorkflow(version: string, workflow: WorkflowJson): WorkflowJson {
@@ -130,8 +151,15 @@ function newWorkflow(version: string, workflow: WorkflowJson): WorkflowJson {
 }
 
 /** Publishes a workflow of one trigger node in a line's n8n and waits for its first poll; returns the workflow's id. */
-export async function publishTrigger(rest: N8nRest, version: string, name: string, trigger: WorkflowNode): Promise<string> {
-	const workflowId = await rest.publishWorkflow(newWorkflow(version, { name, nodes: [trigger], connections: {} }));
+export async function publishTrigger(
+	rest: N8nRest,
+	version: string,
+	name: string,
+	trigger: WorkflowNode,
+): Promise<string> {
+	const workflowId = await rest.publishWorkflow(
+		newWorkflow(version, { name, nodes: [trigger], connections: {} }),
+	);
 	await untilFirstPoll(rest, workflowId, trigger.name, `"${name}" on n8n ${version}`);
 	return workflowId;
 }
@@ -144,7 +172,12 @@ export const { sandboxControl, sandboxRequests } = sandboxControlsAt(() => lines
 
 export type NodeCredentials = Record<string, { id: string; name: string }>;
 
-const actionNode = (name: string, parameters: Record<string, unknown>, credentials: NodeCredentials, x: number): WorkflowNode => ({
+const actionNode = (
+	name: string,
+	parameters: Record<string, unknown>,
+	credentials: NodeCredentials,
+	x: number,
+): WorkflowNode => ({
 	id: name.toLowerCase(),
 	name,
 	type: ACTION_NODE,
@@ -169,12 +202,33 @@ export async function runOperation(
 	const before = (await sandboxRequests()).length;
 	const authentication = 'complianceRecordsOAuth2Api' in credentials ? 'oAuth2' : 'apiKey';
 	const operation = actionNode('Operation', { authentication, ...parameters }, credentials, 480);
-	const listNode = list && actionNode('List', { resource: 'client', operation: 'getAll', limit: list.limit }, list.credentials, 240);
+	const listNode =
+		list &&
+		actionNode(
+			'List',
+			{ resource: 'client', operation: 'getAll', limit: list.limit },
+			list.credentials,
+			240,
+		);
 	const run = await runWorkflow(version, {
 		name: `Operation run ${Date.now()}`,
-		nodes: [{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, ...(listNode ? [listNode] : []), operation],
+		nodes: [
+			{
+				id: 'manual',
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			...(listNode ? [listNode] : []),
+			operation,
+		],
 		connections: listNode
-			? { Run: { main: [[{ node: 'List', type: 'main', index: 0 }]] }, List: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } }
+			? {
+					Run: { main: [[{ node: 'List', type: 'main', index: 0 }]] },
+					List: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] },
+				}
 			: { Run: { main: [[{ node: 'Operation', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	});

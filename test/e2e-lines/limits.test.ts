@@ -10,7 +10,15 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import { nodeOutput, type ExecutionRun } from '../helpers/n8n/instance';
 import { newApiKeyCredential } from '../helpers/sandboxControl';
 import { clientIds, lastNameOf } from '../helpers/serviceApi';
-import { line, lines, type NodeCredentials, runOperation, sandboxControl, signedIn, VERSIONS } from './environment';
+import {
+	line,
+	lines,
+	type NodeCredentials,
+	runOperation,
+	sandboxControl,
+	signedIn,
+	VERSIONS,
+} from './environment';
 
 let batch = 0;
 
@@ -19,7 +27,11 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 	let credentials: NodeCredentials;
 
 	beforeAll(async () => {
-		const credential = await newApiKeyCredential(await signedIn(version), lines().sandbox.baseUrl, `Limits (n8n ${version})`);
+		const credential = await newApiKeyCredential(
+			await signedIn(version),
+			lines().sandbox.baseUrl,
+			`Limits (n8n ${version})`,
+		);
 		apiKey = credential.apiKey;
 		credentials = { complianceRecordsApi: { id: credential.id, name: credential.name } };
 	});
@@ -35,9 +47,19 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 	): Promise<{ run: ExecutionRun; requests: LoggedRequest[] }> {
 		const nodeCredentials = options.nodeCredentials ?? credentials;
 		const list = options.listFirst ? { limit: options.listFirst, credentials } : undefined;
-		const { run: result, requests } = await runOperation(version, parameters, nodeCredentials, list);
+		const { run: result, requests } = await runOperation(
+			version,
+			parameters,
+			nodeCredentials,
+			list,
+		);
 		const bearer = 'complianceRecordsApi' in nodeCredentials ? `Bearer ${apiKey}` : undefined;
-		return { run: result, requests: requests.filter((request) => (bearer ? request.headers.authorization === bearer : request.path === '/firm')) };
+		return {
+			run: result,
+			requests: requests.filter((request) =>
+				bearer ? request.headers.authorization === bearer : request.path === '/firm',
+			),
+		};
 	}
 
 	const createFrom = (prefix: string) => ({
@@ -65,15 +87,36 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 
 	test('Return All rides out a 429 and a 503 mid-way: every client once', async () => {
 		const firm = await clientIds({ baseUrl: lines().sandbox.baseUrl, apiKey });
-		await sandboxControl('POST', '/faults', { count: 1, status: 429, retryAfterSeconds: 1, path: '/clients', apiKey, after: 1 });
-		await sandboxControl('POST', '/faults', { count: 1, status: 503, path: '/clients', apiKey, after: 2 });
+		await sandboxControl('POST', '/faults', {
+			count: 1,
+			status: 429,
+			retryAfterSeconds: 1,
+			path: '/clients',
+			apiKey,
+			after: 1,
+		});
+		await sandboxControl('POST', '/faults', {
+			count: 1,
+			status: 503,
+			path: '/clients',
+			apiKey,
+			after: 2,
+		});
 
-		const { run: result, requests } = await run({ resource: 'client', operation: 'getAll', returnAll: true });
+		const { run: result, requests } = await run({
+			resource: 'client',
+			operation: 'getAll',
+			returnAll: true,
+		});
 
 		const ids = nodeOutput(result, 'Operation').map((client) => client.id);
 		expect(new Set(ids)).toEqual(new Set(firm));
 		expect(ids).toHaveLength(firm.length);
-		expect(requests.slice(0, 4).map((request) => [request.query.cursor === undefined ? 'first' : 'later', request.status])).toEqual([
+		expect(
+			requests
+				.slice(0, 4)
+				.map((request) => [request.query.cursor === undefined ? 'first' : 'later', request.status]),
+		).toEqual([
 			['first', 200],
 			['later', 429],
 			['later', 503],
@@ -83,33 +126,77 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 
 	test('a POST answered 429 is sent again; one answered 500 is not, and the error says the client may exist', async () => {
 		const prefix = `Refused ${version} ${++batch}`;
-		await sandboxControl('POST', '/faults', { count: 1, status: 429, retryAfterSeconds: 1, path: '/clients', apiKey, after: 1 });
+		await sandboxControl('POST', '/faults', {
+			count: 1,
+			status: 429,
+			retryAfterSeconds: 1,
+			path: '/clients',
+			apiKey,
+			after: 1,
+		});
 		const retried = await run(createFrom(prefix), { listFirst: 1 });
-		await sandboxControl('POST', '/faults', { count: 1, status: 500, path: '/clients', apiKey, after: 1, afterHandling: true });
+		await sandboxControl('POST', '/faults', {
+			count: 1,
+			status: 500,
+			path: '/clients',
+			apiKey,
+			after: 1,
+			afterHandling: true,
+		});
 		const notRetried = await run(createFrom(`${prefix} again`), { listFirst: 1 });
 
-		expect(retried.requests.filter((request) => request.method === 'POST').map((request) => request.status)).toEqual([429, 201]);
-		expect(notRetried.requests.filter((request) => request.method === 'POST').map((request) => request.status)).toEqual([500]);
+		expect(
+			retried.requests
+				.filter((request) => request.method === 'POST')
+				.map((request) => request.status),
+		).toEqual([429, 201]);
+		expect(
+			notRetried.requests
+				.filter((request) => request.method === 'POST')
+				.map((request) => request.status),
+		).toEqual([500]);
 		expect(notRetried.run.data.resultData.error).toMatchObject({
 			message: 'The service could not complete the request (HTTP 500) [item 0]',
-			description: expect.stringContaining('The service may have created the client before it failed, so the node did not send it again.'),
+			description: expect.stringContaining(
+				'The service may have created the client before it failed, so the node did not send it again.',
+			),
 		});
 	});
 
 	test('a Retry-After longer than the node waits fails at once, saying how long; through OAuth2 on 1.x, whose errors keep no header, the node waits its own wait', async () => {
 		const firm = { resource: 'firm', operation: 'get' };
-		await sandboxControl('POST', '/faults', { count: 1, status: 429, retryAfterSeconds: 3600, path: '/firm', apiKey });
+		await sandboxControl('POST', '/faults', {
+			count: 1,
+			status: 429,
+			retryAfterSeconds: 3600,
+			path: '/firm',
+			apiKey,
+		});
 		const withKey = await run(firm);
-		await sandboxControl('POST', '/faults', { count: 1, status: 429, retryAfterSeconds: 3600, path: '/firm' });
-		const withOAuth2 = await run(firm, { nodeCredentials: { complianceRecordsOAuth2Api: line(version).oAuth2 } });
+		await sandboxControl('POST', '/faults', {
+			count: 1,
+			status: 429,
+			retryAfterSeconds: 3600,
+			path: '/firm',
+		});
+		const withOAuth2 = await run(firm, {
+			nodeCredentials: { complianceRecordsOAuth2Api: line(version).oAuth2 },
+		});
 
-		const longWait = { message: 'The service is receiving too many requests [item 0]', description: expect.stringContaining('It asked to wait 60 minutes before the next request') };
+		const longWait = {
+			message: 'The service is receiving too many requests [item 0]',
+			description: expect.stringContaining('It asked to wait 60 minutes before the next request'),
+		};
 		expect(withKey.requests.map((request) => request.status)).toEqual([429]);
 		expect(withKey.run.data.resultData.error).toMatchObject(longWait);
-		const statuses = withOAuth2.requests.map((request) => request.status).filter((status) => status !== 401); // a token renewed on the way
+		const statuses = withOAuth2.requests
+			.map((request) => request.status)
+			.filter((status) => status !== 401); // a token renewed on the way
 		if (version.startsWith('1.')) {
 			expect(statuses).toEqual([429, 200]);
-			expect(nodeOutput(withOAuth2.run, 'Operation')).toEqual([expect.objectContaining({ object: 'firm' })]);
+			expect(nodeOutput(withOAuth2.run, 'Operation')).toEqual([
+				expect.objectContaining({ object: 'firm' }),
+			]);
 		} else {
 			expect(statuses).toEqual([429]);
 			expect(withOAuth2.run.data.resultData.error).toMatchObject(longWait);

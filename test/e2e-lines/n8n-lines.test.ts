@@ -31,15 +31,23 @@ import {
 /** Waits until any access token issued before now has expired. */
 const outliveTokens = () => sleep((TOKEN_TTL_SECONDS + 1) * 1000);
 
-describe.each(VERSIONS)('n8n %s: every operation of the action node, with the API key credential', (version) => {
-	describeEveryOperation({
-		nodeType: ACTION_NODE,
-		run: async (workflow) => await runWorkflow(version, workflow),
-		newApiKeyCredential: async (name) => await newApiKeyCredential(await signedIn(version), lines().sandbox.baseUrl, `${name} (n8n ${version})`),
-		baseUrl: () => lines().sandbox.baseUrl,
-		sandboxRequests,
-	});
-});
+describe.each(VERSIONS)(
+	'n8n %s: every operation of the action node, with the API key credential',
+	(version) => {
+		describeEveryOperation({
+			nodeType: ACTION_NODE,
+			run: async (workflow) => await runWorkflow(version, workflow),
+			newApiKeyCredential: async (name) =>
+				await newApiKeyCredential(
+					await signedIn(version),
+					lines().sandbox.baseUrl,
+					`${name} (n8n ${version})`,
+				),
+			baseUrl: () => lines().sandbox.baseUrl,
+			sandboxRequests,
+		});
+	},
+);
 
 /** Runs one operation with a credential (the line's OAuth2 one unless given); returns the run and the requests it made to `path`. */
 async function runOn(
@@ -61,27 +69,41 @@ const bearer = (request: LoggedRequest) => String(request.headers.authorization)
 describe.each(VERSIONS)('n8n %s: OAuth2 with access tokens that expire', (version) => {
 	test('an expired token is refreshed once, saved, and the request sent again; the next run uses the saved token', async () => {
 		const first = await runWithOAuth2(version);
-		expect(nodeOutput(first.run, 'Operation')).toEqual([expect.objectContaining({ object: 'firm' })]);
+		expect(nodeOutput(first.run, 'Operation')).toEqual([
+			expect.objectContaining({ object: 'firm' }),
+		]);
 		const stored = first.requests.at(-1) as LoggedRequest;
 		await outliveTokens();
 
 		const expired = await runWithOAuth2(version);
 		const next = await runWithOAuth2(version);
 
-		expect(nodeOutput(expired.run, 'Operation')).toEqual([expect.objectContaining({ object: 'firm' })]);
-		expect(expired.requests.map((request) => [bearer(request) === bearer(stored), request.status])).toEqual([
+		expect(nodeOutput(expired.run, 'Operation')).toEqual([
+			expect.objectContaining({ object: 'firm' }),
+		]);
+		expect(
+			expired.requests.map((request) => [bearer(request) === bearer(stored), request.status]),
+		).toEqual([
 			[true, 401],
 			[false, 200],
 		]);
-		expect(next.requests.map((request) => [bearer(request), request.status])).toEqual([[bearer(expired.requests[1]), 200]]);
+		expect(next.requests.map((request) => [bearer(request), request.status])).toEqual([
+			[bearer(expired.requests[1]), 200],
+		]);
 	});
 
-	test("an error of the service says what the service said, as with the API key", async () => {
-		const { run, requests } = await runWithOAuth2(version, { resource: 'client', operation: 'get', clientId: 'no-such-client' }, '/clients/no-such-client');
+	test('an error of the service says what the service said, as with the API key', async () => {
+		const { run, requests } = await runWithOAuth2(
+			version,
+			{ resource: 'client', operation: 'get', clientId: 'no-such-client' },
+			'/clients/no-such-client',
+		);
 
 		const answered = requests.at(-1); // after a refresh, if its token had expired meanwhile
 		expect(answered?.status).toBe(404);
-		expect(run.data.resultData.error?.message).toBe('Client "no-such-client" was not found [item 0]');
+		expect(run.data.resultData.error?.message).toBe(
+			'Client "no-such-client" was not found [item 0]',
+		);
 		expect(run.data.resultData.error?.description).toContain(String(answered?.errorMessage));
 	});
 
@@ -89,7 +111,9 @@ describe.each(VERSIONS)('n8n %s: OAuth2 with access tokens that expire', (versio
 		await outliveTokens();
 		const before = (await sandboxRequests()).length;
 
-		const options = await (await signedIn(version)).request<Array<{ name: string; value: string }>>('POST', '/dynamic-node-parameters/options', {
+		const options = await (
+			await signedIn(version)
+		).request<Array<{ name: string; value: string }>>('POST', '/dynamic-node-parameters/options', {
 			nodeTypeAndVersion: { name: ACTION_NODE, version: 1 },
 			methodName: 'getPartners',
 			path: 'additionalFields.partnerId',
@@ -98,68 +122,115 @@ describe.each(VERSIONS)('n8n %s: OAuth2 with access tokens that expire', (versio
 		});
 
 		expect(options.length).toBeGreaterThan(0);
-		const requests = (await sandboxRequests()).slice(before).filter((request) => request.path === '/firm');
+		const requests = (await sandboxRequests())
+			.slice(before)
+			.filter((request) => request.path === '/firm');
 		expect(requests.map((request) => request.status)).toEqual([401, 200]);
 	});
 });
 
-describe.each(VERSIONS)("n8n %s: the service's words, whatever the shape of its error body", (version) => {
-	const missing = { resource: 'client', operation: 'get', clientId: 'no-such-client' };
-	let apiKey: NodeCredentials;
+describe.each(VERSIONS)(
+	"n8n %s: the service's words, whatever the shape of its error body",
+	(version) => {
+		const missing = { resource: 'client', operation: 'get', clientId: 'no-such-client' };
+		let apiKey: NodeCredentials;
 
-	beforeAll(async () => {
-		const { id, name } = await newApiKeyCredential(await signedIn(version), lines().sandbox.baseUrl, `Error shapes (n8n ${version})`);
-		apiKey = { complianceRecordsApi: { id, name } };
-	});
-	afterEach(async () => await sandboxControl('POST', '/error-format', { format: 'message' }));
+		beforeAll(async () => {
+			const { id, name } = await newApiKeyCredential(
+				await signedIn(version),
+				lines().sandbox.baseUrl,
+				`Error shapes (n8n ${version})`,
+			);
+			apiKey = { complianceRecordsApi: { id, name } };
+		});
+		afterEach(async () => await sandboxControl('POST', '/error-format', { format: 'message' }));
 
-	test.each(['problem', 'errors', 'nested', 'text', 'html'])('%s, with an API key (the answer comes back whole)', async (format) => {
-		await sandboxControl('POST', '/error-format', { format });
+		test.each(['problem', 'errors', 'nested', 'text', 'html'])(
+			'%s, with an API key (the answer comes back whole)',
+			async (format) => {
+				await sandboxControl('POST', '/error-format', { format });
 
-		const { run, requests } = await runOn(version, missing, '/clients/no-such-client', apiKey);
+				const { run, requests } = await runOn(version, missing, '/clients/no-such-client', apiKey);
 
-		expect(run.data.resultData.error?.message).toBe('Client "no-such-client" was not found [item 0]');
-		expect(run.data.resultData.error?.description).toContain(String(requests.at(-1)?.errorMessage));
-	});
+				expect(run.data.resultData.error?.message).toBe(
+					'Client "no-such-client" was not found [item 0]',
+				);
+				expect(run.data.resultData.error?.description).toContain(
+					String(requests.at(-1)?.errorMessage),
+				);
+			},
+		);
 
-	test.each(['problem', 'errors', 'nested'])('%s, with OAuth2 (n8n throws the answer)', async (format) => {
-		await sandboxControl('POST', '/error-format', { format });
+		test.each(['problem', 'errors', 'nested'])(
+			'%s, with OAuth2 (n8n throws the answer)',
+			async (format) => {
+				await sandboxControl('POST', '/error-format', { format });
 
-		const { run, requests } = await runWithOAuth2(version, missing, '/clients/no-such-client');
+				const { run, requests } = await runWithOAuth2(version, missing, '/clients/no-such-client');
 
-		expect(run.data.resultData.error?.message).toBe('Client "no-such-client" was not found [item 0]');
-		expect(run.data.resultData.error?.description).toContain(String(requests.at(-1)?.errorMessage));
-	});
-});
+				expect(run.data.resultData.error?.message).toBe(
+					'Client "no-such-client" was not found [item 0]',
+				);
+				expect(run.data.resultData.error?.description).toContain(
+					String(requests.at(-1)?.errorMessage),
+				);
+			},
+		);
+	},
+);
 
 describe('the published trigger, on OAuth2, on both lines', () => {
 	test('delivers every change made while it watched exactly once, refreshing its token at each poll', async () => {
 		const { watchingSince } = lines();
 		const changesSince = async () =>
-			(await sandboxControl<Change[]>('GET', '/changes')).filter((change) => Date.parse(change.lastModifiedAt) > watchingSince);
+			(await sandboxControl<Change[]>('GET', '/changes')).filter(
+				(change) => Date.parse(change.lastModifiedAt) > watchingSince,
+			);
 		// The operations above created and changed clients; one more change, by the service itself.
 		const created = (await changesSince()).find((change) => change.cause === 'created') as Change;
-		await sandboxControl('POST', `/clients/${created.clientId}/aml-determination`, { riskLevel: 'LOW' });
+		await sandboxControl('POST', `/clients/${created.clientId}/aml-determination`, {
+			riskLevel: 'LOW',
+		});
 		const changes = await changesSince();
 		expect(changes.length).toBeGreaterThan(5);
 
 		for (const version of VERSIONS) {
 			const rest = await signedIn(version);
 			const { workflowId } = line(version).trigger;
-			const delivered = () => triggerEmissions(rest, workflowId, TRIGGER_NAME).then((emissions) => countDelivery(changes, emissions));
-			await waitFor(`n8n ${version}'s trigger to deliver every change`, async () => ((await delivered()).lost.length === 0 ? true : undefined), {
-				timeoutMs: 150_000,
-				intervalMs: 5000,
-			});
+			const delivered = () =>
+				triggerEmissions(rest, workflowId, TRIGGER_NAME).then((emissions) =>
+					countDelivery(changes, emissions),
+				);
+			await waitFor(
+				`n8n ${version}'s trigger to deliver every change`,
+				async () => ((await delivered()).lost.length === 0 ? true : undefined),
+				{
+					timeoutMs: 150_000,
+					intervalMs: 5000,
+				},
+			);
 		}
 		await sleep(65_000); // one more poll on each line: nothing new to deliver, nothing twice
 
 		for (const version of VERSIONS) {
-			const emissions = await triggerEmissions(await signedIn(version), line(version).trigger.workflowId, TRIGGER_NAME);
-			expect({ version, ...countDelivery(changes, emissions) }).toMatchObject({ version, lost: [], repeated: [], unexpected: [] });
+			const emissions = await triggerEmissions(
+				await signedIn(version),
+				line(version).trigger.workflowId,
+				TRIGGER_NAME,
+			);
+			expect({ version, ...countDelivery(changes, emissions) }).toMatchObject({
+				version,
+				lost: [],
+				repeated: [],
+				unexpected: [],
+			});
 		}
-		const polls = (await sandboxRequests()).filter((request) => request.path === '/clients' && request.query.sinceModifiedAt);
-		expect(polls.filter((request) => request.status === 401).length).toBeGreaterThanOrEqual(VERSIONS.length);
+		const polls = (await sandboxRequests()).filter(
+			(request) => request.path === '/clients' && request.query.sinceModifiedAt,
+		);
+		expect(polls.filter((request) => request.status === 401).length).toBeGreaterThanOrEqual(
+			VERSIONS.length,
+		);
 	});
 });
 
@@ -168,7 +239,8 @@ describe('a revoked OAuth2 grant, on both lines', () => {
 		// Connected again, as the user would.
 		for (const version of VERSIONS) {
 			const rest = await signedIn(version);
-			for (const { id } of [line(version).oAuth2, line(version).trigger.oAuth2]) await rest.connectOAuth2(id);
+			for (const { id } of [line(version).oAuth2, line(version).trigger.oAuth2])
+				await rest.connectOAuth2(id);
 		}
 	});
 
@@ -187,9 +259,15 @@ describe('a revoked OAuth2 grant, on both lines', () => {
 					? {
 							version,
 							message: 'The service refused the OAuth2 connection [item 0]',
-							description: expect.stringMatching(/^The authorization server said: .+ Access could not be renewed\. Open the 'Compliance Records OAuth2 API' credential and reconnect it\.$/),
+							description: expect.stringMatching(
+								/^The authorization server said: .+ Access could not be renewed\. Open the 'Compliance Records OAuth2 API' credential and reconnect it\.$/,
+							),
 						}
-					: { version, message: `The credential "${line(version).oAuth2.name}" needs to be reconnected.`, description: expect.any(String) },
+					: {
+							version,
+							message: `The credential "${line(version).oAuth2.name}" needs to be reconnected.`,
+							description: expect.any(String),
+						},
 			);
 		}
 	});

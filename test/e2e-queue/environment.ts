@@ -30,36 +30,52 @@ export interface QueueContext {
 	watchingSince: number;
 }
 
-export const suite = e2eSuite<QueueContext>('e2e-queue', async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
-	const sandbox = await startSandbox({ clients: 250, controls: true });
-	const tarball = await packPackage(PROJECT_ROOT, artifacts);
-	const queueMode = await new QueueMode({ dir: artifacts, tarball, env: { N8N_LOG_LEVEL: 'debug' } }).start();
-	stopAtEnd(() => queueMode.stop());
-	const main = queueMode.main as N8n;
-	const { triggerWorkflowId, webhookWorkflowId } = await provision(main, sandbox);
-	return {
-		mainUrl: main.url,
-		mainLog: join(artifacts, 'main.log'),
-		workerLog: join(artifacts, 'worker.log'),
-		sandbox: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
-		triggerWorkflowId,
-		webhookWorkflowId,
-		watchingSince: Date.now(),
-	};
-});
+export const suite = e2eSuite<QueueContext>(
+	'e2e-queue',
+	async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
+		const sandbox = await startSandbox({ clients: 250, controls: true });
+		const tarball = await packPackage(PROJECT_ROOT, artifacts);
+		const queueMode = await new QueueMode({
+			dir: artifacts,
+			tarball,
+			env: { N8N_LOG_LEVEL: 'debug' },
+		}).start();
+		stopAtEnd(() => queueMode.stop());
+		const main = queueMode.main as N8n;
+		const { triggerWorkflowId, webhookWorkflowId } = await provision(main, sandbox);
+		return {
+			mainUrl: main.url,
+			mainLog: join(artifacts, 'main.log'),
+			workerLog: join(artifacts, 'worker.log'),
+			sandbox: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
+			triggerWorkflowId,
+			webhookWorkflowId,
+			watchingSince: Date.now(),
+		};
+	},
+);
 
-async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflowId: string; webhookWorkflowId: string }> {
+async function provision(
+	main: N8n,
+	sandbox: Sandbox,
+): Promise<{ triggerWorkflowId: string; webhookWorkflowId: string }> {
 	const rest = main.rest;
 	await rest.signInOwner(DEMO_OWNER);
 	const credentials = {
-		complianceRecordsApi: await rest.createCredential('Compliance Records (API key)', 'complianceRecordsApi', {
-			baseUrl: sandbox.baseUrl,
-			apiKey: sandbox.apiKey,
-		}),
+		complianceRecordsApi: await rest.createCredential(
+			'Compliance Records (API key)',
+			'complianceRecordsApi',
+			{
+				baseUrl: sandbox.baseUrl,
+				apiKey: sandbox.apiKey,
+			},
+		),
 	};
 	const triggerWorkflowId = await rest.publishWorkflow({
 		name: 'Trigger',
-		nodes: [everyMinuteTrigger(`${PACKAGE_NAME}.complianceRecordsTrigger`, TRIGGER_NAME, credentials)],
+		nodes: [
+			everyMinuteTrigger(`${PACKAGE_NAME}.complianceRecordsTrigger`, TRIGGER_NAME, credentials),
+		],
 	});
 	const webhookWorkflowId = await rest.publishWorkflow({
 		name: 'Create a client from a webhook',
@@ -71,7 +87,12 @@ async function provision(main: N8n, sandbox: Sandbox): Promise<{ triggerWorkflow
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: 'c3f0c3d2-0000-4000-8000-000000000005',
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path: WEBHOOK_PATH,
+					responseMode: 'lastNode',
+					options: {},
+				},
 			},
 			{
 				id: 'c3f0c3d2-0000-4000-8000-000000000006',

@@ -20,7 +20,9 @@ const workerLog = () => readFileSync(queue().workerLog, 'utf8');
 function expectRunByWorker(executionId: string) {
 	expect(mainLog()).toMatch(new RegExp(`Enqueued execution ${executionId} \\(job \\d+\\)`));
 	expect(workerLog()).toMatch(new RegExp(`Worker started execution ${executionId} \\(job \\d+\\)`));
-	expect(workerLog()).toMatch(new RegExp(`Worker finished execution ${executionId} \\(job \\d+\\)`));
+	expect(workerLog()).toMatch(
+		new RegExp(`Worker finished execution ${executionId} \\(job \\d+\\)`),
+	);
 }
 
 test('a production execution of the action node runs on the worker', async () => {
@@ -50,17 +52,27 @@ test('the trigger polls on the main; each change is executed once, by the worker
 		for (const id of some) await touchClient(sandbox, id);
 	};
 	await burst(ids.slice(0, 10));
-	await waitFor('the first burst to be executed', async () => ((await executionsOf(rest, triggerWorkflowId)).length > 0 ? true : undefined), {
-		timeoutMs: 90_000,
-		intervalMs: 2000,
-	});
+	await waitFor(
+		'the first burst to be executed',
+		async () => ((await executionsOf(rest, triggerWorkflowId)).length > 0 ? true : undefined),
+		{
+			timeoutMs: 90_000,
+			intervalMs: 2000,
+		},
+	);
 	await burst(ids.slice(10));
 
-	const changesSince = async () => (await sandboxControl<Change[]>('GET', '/changes')).filter((change) => Date.parse(change.lastModifiedAt) > watchingSince);
+	const changesSince = async () =>
+		(await sandboxControl<Change[]>('GET', '/changes')).filter(
+			(change) => Date.parse(change.lastModifiedAt) > watchingSince,
+		);
 	await waitFor(
 		'every change to be executed',
 		async () => {
-			const delivery = countDelivery(await changesSince(), await triggerEmissions(rest, triggerWorkflowId, TRIGGER_NAME));
+			const delivery = countDelivery(
+				await changesSince(),
+				await triggerEmissions(rest, triggerWorkflowId, TRIGGER_NAME),
+			);
 			return delivery.lost.length === 0 ? true : undefined;
 		},
 		{ timeoutMs: 150_000, intervalMs: 5000 },
@@ -68,7 +80,10 @@ test('the trigger polls on the main; each change is executed once, by the worker
 	await new Promise((resolve) => setTimeout(resolve, 65_000)); // one more poll: nothing new, nothing twice
 
 	const changes = await changesSince();
-	const delivery = countDelivery(changes, await triggerEmissions(rest, triggerWorkflowId, TRIGGER_NAME));
+	const delivery = countDelivery(
+		changes,
+		await triggerEmissions(rest, triggerWorkflowId, TRIGGER_NAME),
+	);
 	expect(delivery).toMatchObject({ lost: [], repeated: [], unexpected: [] });
 	expect(changes.length).toBeGreaterThanOrEqual(20);
 	const executions = await executionsOf(rest, triggerWorkflowId);
@@ -89,7 +104,11 @@ test('the trigger polls on the main; each change is executed once, by the worker
  */
 test('Create or Update in queue mode: each execution finds the client as a first one does, and writes nothing in the workflow', async () => {
 	const rest = await signedIn();
-	const workflow = await publishUpsertWebhook(rest, { n8nUrl: queue().mainUrl, nodeType: `${PACKAGE_NAME}.complianceRecords`, sandbox: queue().sandbox });
+	const workflow = await publishUpsertWebhook(rest, {
+		n8nUrl: queue().mainUrl,
+		nodeType: `${PACKAGE_NAME}.complianceRecords`,
+		sandbox: queue().sandbox,
+	});
 	const firstWay = (sent: string[]) => {
 		expect(sent[0]).toBe('POST /clients 409');
 		expect(sent.slice(1, -1)).toEqual(Array(Math.max(2, sent.length - 2)).fill('GET /clients 200'));
@@ -102,7 +121,10 @@ test('Create or Update in queue mode: each execution finds the client as a first
 	expect(second.output).toMatchObject({ id: workflow.client.id, nextReviewDate: '2027-11-30' });
 	firstWay(second.sent);
 	const executions = await executionsOf(rest, workflow.workflowId);
-	expect(executions).toEqual([expect.objectContaining({ status: 'success', mode: 'webhook' }), expect.objectContaining({ status: 'success', mode: 'webhook' })]);
+	expect(executions).toEqual([
+		expect.objectContaining({ status: 'success', mode: 'webhook' }),
+		expect.objectContaining({ status: 'success', mode: 'webhook' }),
+	]);
 	for (const execution of executions) expectRunByWorker(execution.id);
 	expect(await workflow.savedIndex()).toBeUndefined();
 });

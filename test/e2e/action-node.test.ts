@@ -9,7 +9,8 @@ import { describeEveryOperation } from './operations';
 describeEveryOperation({
 	nodeType: 'CUSTOM.complianceRecords',
 	run: async (workflow) => await runWorkflow(await signedIn(), workflow),
-	newApiKeyCredential: async (name) => await newApiKeyCredential(await signedIn(), e2e().sandbox.baseUrl, name),
+	newApiKeyCredential: async (name) =>
+		await newApiKeyCredential(await signedIn(), e2e().sandbox.baseUrl, name),
 	baseUrl: () => e2e().sandbox.baseUrl,
 	sandboxRequests,
 });

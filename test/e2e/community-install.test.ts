@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { readExample } from '../helpers/n8n/demo';
-import { executeWorkflow, installPackage, n8nCommand, packPackage, PACKAGE_NAME, type N8nOptions } from '../helpers/n8n/instance';
+import {
+	executeWorkflow,
+	installPackage,
+	n8nCommand,
+	packPackage,
+	PACKAGE_NAME,
+	type N8nOptions,
+} from '../helpers/n8n/instance';
 import { e2e, nodeOutput, PROJECT_ROOT } from './environment';
 
 let folder: string;
@@ -30,18 +37,28 @@ afterAll(() => {
 
 async function n8n(args: string[]): Promise<void> {
 	const result = await n8nCommand(options, args);
-	if (result.code !== 0) throw new Error(`n8n ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+	if (result.code !== 0)
+		throw new Error(`n8n ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 test("an example's Compliance Records node, as shipped, runs from the installed package", async () => {
 	const { sandbox } = e2e();
-	const credential = { id: 'e2eInstalledPkg1', name: 'Compliance Records account', type: 'complianceRecordsApi' };
+	const credential = {
+		id: 'e2eInstalledPkg1',
+		name: 'Compliance Records account',
+		type: 'complianceRecordsApi',
+	};
 	const credentialsFile = join(folder, 'credentials.json');
-	writeFileSync(credentialsFile, JSON.stringify([{ ...credential, data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey } }]));
+	writeFileSync(
+		credentialsFile,
+		JSON.stringify([{ ...credential, data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey } }]),
+	);
 	await n8n(['import:credentials', `--input=${credentialsFile}`]);
 
 	// The onboarding example's node, untouched but for its inputs and credential.
-	const shipped = readExample('onboarding.json').nodes.find((node) => node.name === 'Create individual');
+	const shipped = readExample('onboarding.json').nodes.find(
+		(node) => node.name === 'Create individual',
+	);
 	expect(shipped?.type).toBe(`${PACKAGE_NAME}.complianceRecords`);
 	const workflowFile = join(folder, 'workflow.json');
 	writeFileSync(
@@ -50,10 +67,22 @@ test("an example's Compliance Records node, as shipped, runs from the installed 
 			id: 'e2eInstalledPkg1',
 			name: 'Installed package',
 			nodes: [
-				{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'manual',
+					name: 'Run',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					...shipped,
-					parameters: { ...shipped?.parameters, firstName: 'Mary', lastName: 'Seacole', additionalFields: { nextReviewDate: '2027-01-31' } },
+					parameters: {
+						...shipped?.parameters,
+						firstName: 'Mary',
+						lastName: 'Seacole',
+						additionalFields: { nextReviewDate: '2027-01-31' },
+					},
 					credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
 				},
 			],
@@ -65,6 +94,11 @@ test("an example's Compliance Records node, as shipped, runs from the installed 
 
 	const execution = await executeWorkflow(options, 'e2eInstalledPkg1');
 	expect(nodeOutput(execution, 'Create individual')).toEqual([
-		expect.objectContaining({ name: 'Mary Seacole', category: 'INDIVIDUAL', state: 'PROSPECT', nextReviewDate: '2027-01-31' }),
+		expect.objectContaining({
+			name: 'Mary Seacole',
+			category: 'INDIVIDUAL',
+			state: 'PROSPECT',
+			nextReviewDate: '2027-01-31',
+		}),
 	]);
 });

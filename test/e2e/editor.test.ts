@@ -7,7 +7,15 @@ import type { Browser, Page } from 'playwright-core';
 import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL } from '../helpers/n8n/demo';
 import { listAll } from '../helpers/serviceApi';
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
-import { e2e, nodeOutput, runWorkflow, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
+import {
+	e2e,
+	nodeOutput,
+	runWorkflow,
+	sandboxRequests,
+	serviceRequest,
+	signedIn,
+	waitFor,
+} from './environment';
 
 interface Firm {
 	staff: Array<{ firstName: string; lastName: string; isPartner: boolean }>;
@@ -56,9 +64,13 @@ describe('the editor', () => {
 		await page.getByTestId('canvas-plus-button').click();
 		await page.getByTestId('node-creator-search-bar').fill('Compliance');
 		// n8n lists a node and its trigger as one app: "Compliance Records", with triggers and actions.
-		const app = page.getByTestId('node-creator-item-name').filter({ hasText: /^Compliance Records$/ });
+		const app = page
+			.getByTestId('node-creator-item-name')
+			.filter({ hasText: /^Compliance Records$/ });
 		await app.waitFor();
-		await expect(page.getByTestId('node-creator-item-name').allInnerTexts()).resolves.toEqual(['Compliance Records']);
+		await expect(page.getByTestId('node-creator-item-name').allInnerTexts()).resolves.toEqual([
+			'Compliance Records',
+		]);
 		await screenshot(page, '02-node-panel-search');
 		await app.click();
 		await page.getByText(/^Actions \(\d+\)/).click();
@@ -92,10 +104,23 @@ describe('the editor', () => {
 
 		await page.getByTestId('parameter-input-resource').click();
 		// n8n adds "Custom API Call" to every declarative node that has credentials.
-		await expect(openOptions()).resolves.toEqual(['Client', 'Firm', 'Individual', 'Organisation', 'Custom API Call']);
+		await expect(openOptions()).resolves.toEqual([
+			'Client',
+			'Firm',
+			'Individual',
+			'Organisation',
+			'Custom API Call',
+		]);
 		await page.keyboard.press('Escape');
 		await page.getByTestId('parameter-input-operation').click();
-		await expect(openOptions()).resolves.toEqual(['Create', 'Create or Update', 'Get', 'Get Many', 'Update', 'Custom API Call']);
+		await expect(openOptions()).resolves.toEqual([
+			'Create',
+			'Create or Update',
+			'Get',
+			'Get Many',
+			'Update',
+			'Custom API Call',
+		]);
 		await page.keyboard.press('Escape');
 		await screenshot(page, '04-create-client');
 	});
@@ -111,20 +136,27 @@ describe('the editor', () => {
 
 		await addField('Partner Name or ID');
 		await page.getByTestId('parameter-input-partnerId').locator('input').click();
-		const partners = firm.staff.filter((member) => member.isPartner).map((member) => `${member.firstName} ${member.lastName}`);
+		const partners = firm.staff
+			.filter((member) => member.isPartner)
+			.map((member) => `${member.firstName} ${member.lastName}`);
 		await expect(openOptions()).resolves.toEqual([...partners].sort());
 		await screenshot(page, '05-partner-dropdown');
 		await page.getByRole('option', { name: partners[0] }).click();
 
 		await addField('Service Names or IDs');
 		await page.getByTestId('parameter-input-serviceIds').locator('.el-select__tags').click();
-		await expect(openOptions()).resolves.toEqual(firm.services.map((service) => service.name).sort());
+		await expect(openOptions()).resolves.toEqual(
+			firm.services.map((service) => service.name).sort(),
+		);
 		await screenshot(page, '06-services-dropdown');
 		await page.getByRole('option', { name: firm.services[0].name }).click();
 		await page.getByTestId('tab-params').click(); // closes the dropdown
-		await waitFor('the dropdown to close', async () =>
-			(await page.getByRole('option').filter({ visible: true }).count()) === 0 ? true : undefined,
-		{ timeoutMs: 5000, intervalMs: 200 });
+		await waitFor(
+			'the dropdown to close',
+			async () =>
+				(await page.getByRole('option').filter({ visible: true }).count()) === 0 ? true : undefined,
+			{ timeoutMs: 5000, intervalMs: 200 },
+		);
 		await screenshot(page, '07-client-filled-in');
 	});
 
@@ -132,19 +164,24 @@ describe('the editor', () => {
 		await page.getByTestId('credential-edit-button').click();
 		const modal = page.getByTestId('editCredential-modal');
 		await modal.waitFor();
-		const tested = page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'));
+		const tested = page.waitForResponse((response) =>
+			response.url().endsWith('/rest/credentials/test'),
+		);
 		await modal.getByRole('button', { name: 'Retry' }).click();
 		const result = (await (await tested).json()) as { data: { status: string } };
 		expect(result.data.status).toBe('OK');
 		const retry = modal.getByRole('button', { name: 'Retry' });
-		await waitFor('the test to end', async () => ((await retry.isEnabled()) ? true : undefined), { timeoutMs: 10_000, intervalMs: 200 });
-		await expect(modal.getByTestId('credentials-config-container-test-success').innerText()).resolves.toContain(
-			'Connection tested successfully',
-		);
+		await waitFor('the test to end', async () => ((await retry.isEnabled()) ? true : undefined), {
+			timeoutMs: 10_000,
+			intervalMs: 200,
+		});
+		await expect(
+			modal.getByTestId('credentials-config-container-test-success').innerText(),
+		).resolves.toContain('Connection tested successfully');
 		await screenshot(page, '08-credential-tested');
 	});
 
-	test('the OAuth2 credential connects through the sandbox\'s authorization server, and its token works', async () => {
+	test("the OAuth2 credential connects through the sandbox's authorization server, and its token works", async () => {
 		const { demo, sandbox } = e2e();
 		const credentials = await page.context().newPage(); // same session
 		await credentials.goto(`${e2e().n8nUrl}/home/credentials`);
@@ -152,7 +189,10 @@ describe('the editor', () => {
 		const modal = credentials.getByTestId('editCredential-modal');
 		// n8n opens the authorization page in a popup; the sandbox signs its demo user in at once
 		// and sends the browser back to n8n's callback with the code (PKCE).
-		await modal.getByRole('button', { name: /connect/i }).first().click();
+		await modal
+			.getByRole('button', { name: /connect/i })
+			.first()
+			.click();
 		await modal.getByText('Account connected').waitFor();
 		await screenshot(credentials, '09-oauth2-connected');
 		await credentials.close();
@@ -161,7 +201,14 @@ describe('the editor', () => {
 		const run = await runWorkflow(rest, {
 			name: 'E2E: OAuth2',
 			nodes: [
-				{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'manual',
+					name: 'Run',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					id: 'firm',
 					name: 'Get firm',
@@ -169,7 +216,9 @@ describe('the editor', () => {
 					typeVersion: 1,
 					position: [240, 0],
 					parameters: { authentication: 'oAuth2', resource: 'firm', operation: 'get' },
-					credentials: { complianceRecordsOAuth2Api: { id: demo.credentials.oAuth2, name: OAUTH2_CREDENTIAL } },
+					credentials: {
+						complianceRecordsOAuth2Api: { id: demo.credentials.oAuth2, name: OAUTH2_CREDENTIAL },
+					},
 				},
 			],
 			connections: { Run: { main: [[{ node: 'Get firm', type: 'main', index: 0 }]] } },
@@ -177,7 +226,9 @@ describe('the editor', () => {
 		});
 		const [firm] = nodeOutput(run, 'Get firm');
 		expect(firm).toMatchObject({ object: 'firm', name: expect.any(String) });
-		const firmRequest = (await sandboxRequests()).filter((request) => request.path === '/firm').pop();
+		const firmRequest = (await sandboxRequests())
+			.filter((request) => request.path === '/firm')
+			.pop();
 		// An access token (a signed JWT), not the API key.
 		expect(firmRequest?.headers.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
 		expect(firmRequest?.headers.authorization).not.toContain(sandbox.apiKey);
@@ -186,7 +237,12 @@ describe('the editor', () => {
 
 describe('the Client picker of a Get client node (version 2)', () => {
 	let picker: Page;
-	let clients: Array<{ id: string; name: string; referenceNumber?: string; links: { web: string; self: string } }>;
+	let clients: Array<{
+		id: string;
+		name: string;
+		referenceNumber?: string;
+		links: { web: string; self: string };
+	}>;
 
 	beforeAll(async () => {
 		picker = await newPage(browser);
@@ -199,12 +255,16 @@ describe('the Client picker of a Get client node (version 2)', () => {
 		client.referenceNumber ? `${client.name} (${client.referenceNumber})` : client.name;
 
 	/** The names the open list shows now. */
-	const shownNames = async () => (await picker.getByTestId('rlc-item').allInnerTexts()).map((text) => text.trim());
+	const shownNames = async () =>
+		(await picker.getByTestId('rlc-item').allInnerTexts()).map((text) => text.trim());
 
 	const untilShown = async (expected: string[]) =>
-		await waitFor(`the list to show ${expected.length} clients`, async () =>
-			JSON.stringify(await shownNames()) === JSON.stringify(expected) ? true : undefined,
-		{ timeoutMs: 15_000, intervalMs: 250 });
+		await waitFor(
+			`the list to show ${expected.length} clients`,
+			async () =>
+				JSON.stringify(await shownNames()) === JSON.stringify(expected) ? true : undefined,
+			{ timeoutMs: 15_000, intervalMs: 250 },
+		);
 
 	test('picks a client From list, narrows the list by a search, takes a pasted URL, and runs (docs/client-picker.png)', async () => {
 		const { demo, n8nUrl } = e2e();
@@ -212,7 +272,14 @@ describe('the Client picker of a Get client node (version 2)', () => {
 		const workflow = await rest.request<{ id: string }>('POST', '/workflows', {
 			name: 'E2E: Client picker',
 			nodes: [
-				{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'manual',
+					name: 'Run',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					id: 'get-client',
 					name: 'Get client',
@@ -220,7 +287,9 @@ describe('the Client picker of a Get client node (version 2)', () => {
 					typeVersion: 2,
 					position: [240, 0],
 					parameters: { resource: 'client', operation: 'get' },
-					credentials: { complianceRecordsApi: { id: demo.credentials.apiKey, name: API_KEY_CREDENTIAL } },
+					credentials: {
+						complianceRecordsApi: { id: demo.credentials.apiKey, name: API_KEY_CREDENTIAL },
+					},
 				},
 			],
 			connections: { Run: { main: [[{ node: 'Get client', type: 'main', index: 0 }]] } },
@@ -229,7 +298,9 @@ describe('the Client picker of a Get client node (version 2)', () => {
 		await picker.goto(`${n8nUrl}/workflow/${workflow.id}`);
 		await picker.getByTestId('canvas-node').filter({ hasText: 'Get client' }).dblclick();
 		const field = picker.getByTestId('resource-locator-clientId');
-		await expect(field.getByTestId('rlc-mode-selector').locator('input').inputValue()).resolves.toBe('From list'); // n8n's own words for the mode
+		await expect(
+			field.getByTestId('rlc-mode-selector').locator('input').inputValue(),
+		).resolves.toBe('From list'); // n8n's own words for the mode
 
 		// From List: the firm's clients in the service's order, 200 at first, the rest on scrolling.
 		await field.getByTestId('rlc-input').click();
@@ -238,13 +309,21 @@ describe('the Client picker of a Get client node (version 2)', () => {
 		await untilShown(clients.map(listed));
 
 		// A search narrows the list to the clients one of whose name's words begins with it.
-		const walkers = clients.filter((client) => client.name.toLowerCase().split(/[^a-z]+/).includes('walker'));
+		const walkers = clients.filter((client) =>
+			client.name
+				.toLowerCase()
+				.split(/[^a-z]+/)
+				.includes('walker'),
+		);
 		expect(walkers.length).toBeGreaterThan(1);
 		await picker.getByTestId('rlc-search').fill('Walker');
 		await untilShown(walkers.map(listed));
 		await screenshot(picker, 'client-picker');
 		const [chosen] = walkers;
-		await picker.getByTestId('rlc-item').filter({ hasText: listed(chosen) }).click();
+		await picker
+			.getByTestId('rlc-item')
+			.filter({ hasText: listed(chosen) })
+			.click();
 		await expect(field.getByTestId('rlc-input').inputValue()).resolves.toBe(listed(chosen));
 
 		// By URL: an individual's URL is not a client's; the client's web page URL is.
@@ -254,26 +333,45 @@ describe('the Client picker of a Get client node (version 2)', () => {
 		const urlInput = field.getByTestId('rlc-input');
 		await urlInput.fill(pasted.links.web.replace('/clients/', '/individuals/'));
 		await field.getByTestId('parameter-issues').hover();
-		await picker.getByText('Not the URL of a client: paste one that ends in /clients/ followed by the ID').first().waitFor();
+		await picker
+			.getByText('Not the URL of a client: paste one that ends in /clients/ followed by the ID')
+			.first()
+			.waitFor();
 		await urlInput.fill(pasted.links.web);
-		await waitFor('the issue to go', async () => ((await field.getByTestId('parameter-issues').count()) === 0 ? true : undefined), {
-			timeoutMs: 5000,
-			intervalMs: 200,
-		});
+		await waitFor(
+			'the issue to go',
+			async () => ((await field.getByTestId('parameter-issues').count()) === 0 ? true : undefined),
+			{
+				timeoutMs: 5000,
+				intervalMs: 200,
+			},
+		);
 		await screenshot(picker, 'client-picker-url');
 
 		// Run: the node gets the client of the pasted URL.
 		const before = (await sandboxRequests()).length;
 		await picker.getByTestId('node-execute-button').first().click();
 		await picker.getByTestId('run-data-item-count').getByText('1 item').waitFor();
-		await picker.getByTestId('ndv-run-data-display-mode').last().getByText('JSON', { exact: true }).click();
-		const json = await waitFor('the output as JSON', async () => {
-			const text = (await picker.locator('body').innerText()).replace(/\s+/g, ' '); // one line per token
-			return text.includes(`"id": "${pasted.id}"`) ? text : undefined;
-		}, { timeoutMs: 10_000, intervalMs: 250 });
+		await picker
+			.getByTestId('ndv-run-data-display-mode')
+			.last()
+			.getByText('JSON', { exact: true })
+			.click();
+		const json = await waitFor(
+			'the output as JSON',
+			async () => {
+				const text = (await picker.locator('body').innerText()).replace(/\s+/g, ' '); // one line per token
+				return text.includes(`"id": "${pasted.id}"`) ? text : undefined;
+			},
+			{ timeoutMs: 10_000, intervalMs: 250 },
+		);
 		expect(json).toContain(`"name": "${pasted.name}"`);
-		const gets = (await sandboxRequests()).slice(before).filter((request) => request.path.startsWith('/clients/'));
-		expect(gets.map((request) => `${request.method} ${request.path}`)).toEqual([`GET /clients/${pasted.id}`]);
+		const gets = (await sandboxRequests())
+			.slice(before)
+			.filter((request) => request.path.startsWith('/clients/'));
+		expect(gets.map((request) => `${request.method} ${request.path}`)).toEqual([
+			`GET /clients/${pasted.id}`,
+		]);
 		await screenshot(picker, 'client-picker-run');
 	});
 });

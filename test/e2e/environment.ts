@@ -11,9 +11,27 @@ import { join } from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 import type { Sandbox } from 'compliance-records-sandbox';
-import { everyMinuteTrigger, provisionDemo, type DemoSetup, type WorkflowJson } from '../helpers/n8n/demo';
-import { artifactsOf, e2eSuite, PROJECT_ROOT, sandboxControlsAt, saveAndRun, signedInAt } from '../helpers/n8n/e2eSuite';
-import { freePort, N8n, type ExecutionRun, type N8nOptions, type N8nRest } from '../helpers/n8n/instance';
+import {
+	everyMinuteTrigger,
+	provisionDemo,
+	type DemoSetup,
+	type WorkflowJson,
+} from '../helpers/n8n/demo';
+import {
+	artifactsOf,
+	e2eSuite,
+	PROJECT_ROOT,
+	sandboxControlsAt,
+	saveAndRun,
+	signedInAt,
+} from '../helpers/n8n/e2eSuite';
+import {
+	freePort,
+	N8n,
+	type ExecutionRun,
+	type N8nOptions,
+	type N8nRest,
+} from '../helpers/n8n/instance';
 import { serviceCall } from '../helpers/serviceApi';
 
 export { executionRun, executionsOf, nodeOutput, waitFor } from '../helpers/n8n/instance';
@@ -41,43 +59,46 @@ export interface E2eContext {
 	publishedAt: number;
 }
 
-export const suite = e2eSuite<E2eContext>('e2e', async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
-	const n8nPort = await freePort();
-	const n8nOptions: N8nOptions = {
-		userFolder: join(artifacts, 'n8n'),
-		linkedPackage: PROJECT_ROOT,
-		port: n8nPort,
-		brokerPort: await freePort(),
-		filesDir: join(artifacts, 'files'),
-		logFile: join(artifacts, 'n8n.log'),
-	};
-	const sandbox = await startSandbox({
-		clients: 250,
-		controls: true,
-		redirectUris: [`http://localhost:${n8nPort}/rest/oauth2-credential/callback`],
-	});
-	const n8n = N8n.launch(n8nOptions);
-	stopAtEnd(() => n8n.stop());
-	await n8n.ready();
-	const mcpToken = randomBytes(24).toString('base64url');
-	const demo = await provisionDemo(n8n, sandbox, { filesDir: n8nOptions.filesDir, mcpToken });
-	const probe = await publishProbe(n8n.rest, sandbox);
-	return {
-		n8nUrl: n8n.url,
-		n8nOptions,
-		sandbox: {
-			baseUrl: sandbox.baseUrl,
-			authUrl: sandbox.authUrl,
-			apiKey: sandbox.apiKey,
-			oauthClientId: sandbox.oauthClientId,
-			otherFirm: { id: sandbox.otherFirm.id, apiKey: sandbox.otherFirm.apiKey },
-		},
-		demo,
-		mcpToken,
-		probe,
-		publishedAt: Date.now(),
-	};
-});
+export const suite = e2eSuite<E2eContext>(
+	'e2e',
+	async ({ artifacts, sandbox: startSandbox, stopAtEnd }) => {
+		const n8nPort = await freePort();
+		const n8nOptions: N8nOptions = {
+			userFolder: join(artifacts, 'n8n'),
+			linkedPackage: PROJECT_ROOT,
+			port: n8nPort,
+			brokerPort: await freePort(),
+			filesDir: join(artifacts, 'files'),
+			logFile: join(artifacts, 'n8n.log'),
+		};
+		const sandbox = await startSandbox({
+			clients: 250,
+			controls: true,
+			redirectUris: [`http://localhost:${n8nPort}/rest/oauth2-credential/callback`],
+		});
+		const n8n = N8n.launch(n8nOptions);
+		stopAtEnd(() => n8n.stop());
+		await n8n.ready();
+		const mcpToken = randomBytes(24).toString('base64url');
+		const demo = await provisionDemo(n8n, sandbox, { filesDir: n8nOptions.filesDir, mcpToken });
+		const probe = await publishProbe(n8n.rest, sandbox);
+		return {
+			n8nUrl: n8n.url,
+			n8nOptions,
+			sandbox: {
+				baseUrl: sandbox.baseUrl,
+				authUrl: sandbox.authUrl,
+				apiKey: sandbox.apiKey,
+				oauthClientId: sandbox.oauthClientId,
+				otherFirm: { id: sandbox.otherFirm.id, apiKey: sandbox.otherFirm.apiKey },
+			},
+			demo,
+			mcpToken,
+			probe,
+			publishedAt: Date.now(),
+		};
+	},
+);
 
 /**
  * A published trigger on the sandbox's other firm, so that no other test's change reaches it:
@@ -86,10 +107,18 @@ export const suite = e2eSuite<E2eContext>('e2e', async ({ artifacts, sandbox: st
  */
 async function publishProbe(rest: N8nRest, sandbox: Sandbox): Promise<E2eContext['probe']> {
 	const apiKey = sandbox.otherFirm.apiKey;
-	const credential = await rest.createCredential('Other firm (trigger probe)', 'complianceRecordsApi', { baseUrl: sandbox.baseUrl, apiKey });
+	const credential = await rest.createCredential(
+		'Other firm (trigger probe)',
+		'complianceRecordsApi',
+		{ baseUrl: sandbox.baseUrl, apiKey },
+	);
 	const workflowId = await rest.publishWorkflow({
 		name: 'Trigger probe',
-		nodes: [everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', 'Client created or modified', { complianceRecordsApi: credential })],
+		nodes: [
+			everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', 'Client created or modified', {
+				complianceRecordsApi: credential,
+			}),
+		],
 	});
 	return { workflowId, apiKey };
 }

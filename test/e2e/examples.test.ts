@@ -41,7 +41,8 @@ const exampleId = (file: string) => {
 };
 
 /** A date `days` from today, as YYYY-MM-DD. */
-const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+const inDays = (days: number) =>
+	new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 const outputFile = (name: string) => join(e2e().n8nOptions.filesDir, name);
 
@@ -78,10 +79,15 @@ function parseCsv(csv: string): Array<Record<string, string>> {
 	}
 	if (field || row.length) rows.push([...row, field]);
 	const [header, ...records] = rows;
-	return records.map((values) => Object.fromEntries(header.map((name, index) => [name, values[index] ?? ''])));
+	return records.map((values) =>
+		Object.fromEntries(header.map((name, index) => [name, values[index] ?? ''])),
+	);
 }
 
-async function onboardThroughTheForm(fields: Record<string, string>, clientType: string): Promise<string> {
+async function onboardThroughTheForm(
+	fields: Record<string, string>,
+	clientType: string,
+): Promise<string> {
 	const page = await newPage(browser);
 	await page.goto(`${e2e().n8nUrl}/form/client-onboarding`);
 	await page.getByLabel('Client type').selectOption(clientType);
@@ -101,13 +107,22 @@ describe('the examples, as published by npm start', () => {
 
 	test('onboarding: the form creates an individual and confirms it', async () => {
 		const confirmation = await onboardThroughTheForm(
-			{ 'First name (individual)': 'Grace', 'Last name (individual)': 'Hopper', 'Next review date': inDays(10) },
+			{
+				'First name (individual)': 'Grace',
+				'Last name (individual)': 'Hopper',
+				'Next review date': inDays(10),
+			},
 			'Individual',
 		);
 		const id = /client id ([\w-]+)\)/.exec(confirmation)?.[1];
 		expect(confirmation).toContain('Grace Hopper is now a prospect client');
 		individual = await serviceRequest<Client>('GET', `/clients/${id}`);
-		expect(individual).toMatchObject({ name: 'Grace Hopper', state: 'PROSPECT', category: 'INDIVIDUAL', nextReviewDate: inDays(10) });
+		expect(individual).toMatchObject({
+			name: 'Grace Hopper',
+			state: 'PROSPECT',
+			category: 'INDIVIDUAL',
+			nextReviewDate: inDays(10),
+		});
 	});
 
 	test('onboarding: the form imports a UK company by its number', async () => {
@@ -123,7 +138,9 @@ describe('the examples, as published by npm start', () => {
 
 	test('review alerts: a client whose review date moves into the next 30 days gets one alert', async () => {
 		const [client] = await serviceRequest<Client[]>('GET', '/clients?limit=1');
-		reviewed = await serviceRequest<Client>('PATCH', `/clients/${client.id}`, { body: { nextReviewDate: inDays(20) } });
+		reviewed = await serviceRequest<Client>('PATCH', `/clients/${client.id}`, {
+			body: { nextReviewDate: inDays(20) },
+		});
 		const alerts = await waitFor(
 			'alerts for the changed client and the onboarded individual',
 			async () => {
@@ -134,7 +151,9 @@ describe('the examples, as published by npm start', () => {
 		);
 		const lines = alerts.trim().split('\n');
 		expect(lines.filter((line) => line.includes(reviewed.id))).toEqual([
-			expect.stringContaining(`Review due on ${inDays(20)}: ${reviewed.name} (client ${reviewed.id})`),
+			expect.stringContaining(
+				`Review due on ${inDays(20)}: ${reviewed.name} (client ${reviewed.id})`,
+			),
 		]);
 		expect(lines.filter((line) => line.includes(individual.id))).toHaveLength(1);
 		// The company's review is 200 days away: no alert.
@@ -148,19 +167,29 @@ describe('the examples, as published by npm start', () => {
 				async () => {
 					const rows = parseCsv(readIfExists(outputFile('compliance-clients.csv')));
 					const upToDate = expected.every((client) =>
-						rows.some((row) => row.id === client.id && row.lastModifiedAt === client.lastModifiedAt),
+						rows.some(
+							(row) => row.id === client.id && row.lastModifiedAt === client.lastModifiedAt,
+						),
 					);
 					return upToDate ? rows : undefined;
 				},
 				{ timeoutMs: POLLS_WAIT_MS, intervalMs: 3000 },
 			);
 		const first = await rowsFor([individual, company, reviewed]);
-		expect(first.find((row) => row.id === company.id)).toMatchObject({ name: 'Brightwater Analytics Ltd', category: 'ORGANISATION' });
+		expect(first.find((row) => row.id === company.id)).toMatchObject({
+			name: 'Brightwater Analytics Ltd',
+			category: 'ORGANISATION',
+		});
 
-		const changedAgain = await serviceRequest<Client>('PATCH', `/clients/${reviewed.id}`, { body: { nextReviewDate: inDays(300) } });
+		const changedAgain = await serviceRequest<Client>('PATCH', `/clients/${reviewed.id}`, {
+			body: { nextReviewDate: inDays(300) },
+		});
 		const rows = await rowsFor([changedAgain]);
 		expect(rows.filter((row) => row.id === reviewed.id)).toEqual([
-			expect.objectContaining({ nextReviewDate: inDays(300), lastModifiedAt: changedAgain.lastModifiedAt }),
+			expect.objectContaining({
+				nextReviewDate: inDays(300),
+				lastModifiedAt: changedAgain.lastModifiedAt,
+			}),
 		]);
 		expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
 	});
@@ -171,7 +200,11 @@ describe('the examples, as published by npm start', () => {
 			'the onboarding runs to finish',
 			async () => {
 				const executions = await executionsOf(rest, exampleId('onboarding.json'));
-				return executions.every((execution) => execution.status !== 'waiting' && execution.status !== 'running') ? executions : undefined;
+				return executions.every(
+					(execution) => execution.status !== 'waiting' && execution.status !== 'running',
+				)
+					? executions
+					: undefined;
 			},
 			{ timeoutMs: 20_000 },
 		);

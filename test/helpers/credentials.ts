@@ -24,12 +24,18 @@ import { defaultNodeTypes } from './engine';
  * a refresh.
  */
 
-const credentialTypes: ICredentialType[] = [new ComplianceRecordsApi(), new ComplianceRecordsOAuth2Api()];
+const credentialTypes: ICredentialType[] = [
+	new ComplianceRecordsApi(),
+	new ComplianceRecordsOAuth2Api(),
+];
 
 /** How the node refers to a stored credential (n8n stores an id and a name per type). */
 export const nodeCredentials = (): INode['credentials'] =>
 	Object.fromEntries(
-		credentialTypes.map((type, index) => [type.name, { id: String(index + 1), name: `Test ${type.displayName}` }]),
+		credentialTypes.map((type, index) => [
+			type.name,
+			{ id: String(index + 1), name: `Test ${type.displayName}` },
+		]),
 	);
 
 const placeholderNode: INode = {
@@ -94,7 +100,8 @@ export class CredentialStore extends ICredentialsHelper {
 	): Promise<IHttpRequestOptions> {
 		const { authenticate } = this.typeNamed(typeName);
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
-		if (authenticate) throw new UnexpectedError('Generic authentication is not supported by the test engine');
+		if (authenticate)
+			throw new UnexpectedError('Generic authentication is not supported by the test engine');
 		return requestOptions;
 	}
 
@@ -111,14 +118,23 @@ export class CredentialStore extends ICredentialsHelper {
 	}
 
 	/** The credential as a node sees it: defaults filled in, then expressions over `$self` resolved. */
-	withDefaults(type: string, data: ICredentialDataDecryptedObject, mode: WorkflowExecuteMode = 'internal') {
+	withDefaults(
+		type: string,
+		data: ICredentialDataDecryptedObject,
+		mode: WorkflowExecuteMode = 'internal',
+	) {
 		const withDefaults: ICredentialDataDecryptedObject = { ...data };
 		for (const property of this.typeNamed(type).properties) {
 			if (withDefaults[property.name] === undefined) {
 				withDefaults[property.name] = property.default as ICredentialDataDecryptedObject[string];
 			}
 		}
-		const { expression } = new Workflow({ nodes: [], connections: {}, active: false, nodeTypes: defaultNodeTypes() });
+		const { expression } = new Workflow({
+			nodes: [],
+			connections: {},
+			active: false,
+			nodeTypes: defaultNodeTypes(),
+		});
 		return expression.getComplexParameterValue(
 			placeholderNode,
 			withDefaults as INodeParameters,

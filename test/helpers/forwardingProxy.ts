@@ -21,7 +21,10 @@ export interface ProxyHooks {
  * Listens on a free loopback port and forwards every request to `upstream`'s origin as it came
  * (method, path, headers, body), answering with what the upstream answered.
  */
-export async function forwardingProxy(upstream: string, hooks: ProxyHooks = {}): Promise<{ origin: string; close(): Promise<void> }> {
+export async function forwardingProxy(
+	upstream: string,
+	hooks: ProxyHooks = {},
+): Promise<{ origin: string; close(): Promise<void> }> {
 	const { origin } = new URL(upstream);
 	const server = createServer((request: IncomingMessage, response: ServerResponse) => {
 		const chunks: Buffer[] = [];
@@ -32,13 +35,21 @@ export async function forwardingProxy(upstream: string, hooks: ProxyHooks = {}):
 				const method = request.method ?? 'GET';
 				const instead = await hooks.before?.({ method, url });
 				if (instead) {
-					response.writeHead(instead.status, { 'content-type': 'application/json' }).end(JSON.stringify(instead.body));
+					response
+						.writeHead(instead.status, { 'content-type': 'application/json' })
+						.end(JSON.stringify(instead.body));
 					return;
 				}
 				const headers = Object.fromEntries(
-					Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'connection'),
+					Object.entries(request.headers).filter(
+						([name]) => name !== 'host' && name !== 'connection',
+					),
 				) as Record<string, string>;
-				const answer = await fetch(url, { method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+				const answer = await fetch(url, {
+					method,
+					headers,
+					body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+				});
 				const answerHeaders = Object.fromEntries(answer.headers);
 				if (hooks.keepsDate && !hooks.keepsDate()) {
 					response.sendDate = false;

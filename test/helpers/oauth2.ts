@@ -59,10 +59,15 @@ export async function connectOAuth2(
 	const approval = await fetch(authorizeUrl, { redirect: 'manual' });
 	const callbackUrl = approval.headers.get('location');
 	if (!callbackUrl) {
-		throw new UnexpectedError(`The authorization server did not redirect (HTTP ${approval.status}): ${await approval.text()}`);
+		throw new UnexpectedError(
+			`The authorization server did not redirect (HTTP ${approval.status}): ${await approval.text()}`,
+		);
 	}
 
-	const token = await new ClientOAuth2({ ...clientOptions(oauth, redirectUri), state }).code.getToken(callbackUrl, {
+	const token = await new ClientOAuth2({
+		...clientOptions(oauth, redirectUri),
+		state,
+	}).code.getToken(callbackUrl, {
 		body: { code_verifier: codeVerifier },
 	});
 	credentials.set(OAUTH2_TYPE, { ...credentials.stored(OAUTH2_TYPE), oauthTokenData: token.data });

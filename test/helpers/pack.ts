@@ -1,7 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error --
    development tooling, not a node: runs in Node, not in n8n */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	rmSync,
+	symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,10 +35,14 @@ export async function pack(): Promise<Packed> {
 	const temporary = mkdtempSync(join(tmpdir(), 'compliance-records-pack-'));
 	try {
 		const checkout = join(temporary, 'checkout');
-		const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-			cwd: PROJECT_ROOT,
-			maxBuffer: 16 * 1024 * 1024,
-		});
+		const { stdout } = await run(
+			'git',
+			['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+			{
+				cwd: PROJECT_ROOT,
+				maxBuffer: 16 * 1024 * 1024,
+			},
+		);
 		for (const file of stdout.split('\0')) {
 			// Skip a file deleted from the working tree but not yet from git's index.
 			if (!file || !existsSync(join(PROJECT_ROOT, file))) continue;
@@ -51,7 +63,12 @@ export async function pack(): Promise<Packed> {
 		const folder = join(temporary, 'package');
 		const files = readdirSync(folder, { recursive: true, withFileTypes: true })
 			.filter((entry) => entry.isFile())
-			.map((entry) => join(entry.parentPath, entry.name).slice(folder.length + 1).split('\\').join('/'))
+			.map((entry) =>
+				join(entry.parentPath, entry.name)
+					.slice(folder.length + 1)
+					.split('\\')
+					.join('/'),
+			)
 			.sort();
 		return { folder, files, remove: () => rmSync(temporary, { recursive: true, force: true }) };
 	} catch (error) {

@@ -71,14 +71,22 @@ export function createPoller({
 	engine,
 	typeVersion,
 }: PollerOptions): Poller {
-	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials, typeVersion });
+	const node = nodeUnderTest({
+		nodeType,
+		parameters: parameters as never,
+		credentials,
+		typeVersion,
+	});
 	const nodeKey = `node:${node.name}`;
 	let saved: IDataObject = {};
 	let cursorRow: IDataObject | undefined;
 	let live: Workflow;
 	const restart = (from: IDataObject = saved) => {
 		saved = deepCopy(from);
-		cursorRow = engine === 'durable-cursors' && saved[nodeKey] !== undefined ? deepCopy(saved[nodeKey] as IDataObject) : undefined;
+		cursorRow =
+			engine === 'durable-cursors' && saved[nodeKey] !== undefined
+				? deepCopy(saved[nodeKey] as IDataObject)
+				: undefined;
 		live = workflowWith(node, nodeTypes, { staticData: deepCopy(saved), timezone });
 	};
 	restart();
@@ -87,7 +95,10 @@ export function createPoller({
 	};
 
 	const run = async (activation: boolean) => {
-		const workflow = engine === undefined || engine === 'in-memory' ? live : workflowWith(node, nodeTypes, { staticData: deepCopy(saved), timezone });
+		const workflow =
+			engine === undefined || engine === 'in-memory'
+				? live
+				: workflowWith(node, nodeTypes, { staticData: deepCopy(saved), timezone });
 		let staged: IDataObject | undefined;
 		if (engine === 'durable-cursors') {
 			cursorRow ??= deepCopy(workflow.getStaticData('node', node));
@@ -101,7 +112,12 @@ export function createPoller({
 		const context = new PollContext(
 			workflow,
 			node,
-			additionalDataFor(credentials, 'trigger', { id: workflow.id, name: workflow.name, nodes: [node], connections: {} } as never),
+			additionalDataFor(credentials, 'trigger', {
+				id: workflow.id,
+				name: workflow.name,
+				nodes: [node],
+				connections: {},
+			} as never),
 			'trigger',
 			'activate',
 			(data) => {
@@ -130,8 +146,12 @@ export function createPoller({
 	return {
 		poll: async () => await run(false),
 		activate: async () => await run(true),
-		savedStaticData: () => (cursorRow ? { ...deepCopy(saved), [nodeKey]: deepCopy(cursorRow) } : deepCopy(saved)),
-		staticData: () => (engine === undefined || engine === 'in-memory' ? (deepCopy(live.staticData) as IDataObject) : deepCopy(saved)),
+		savedStaticData: () =>
+			cursorRow ? { ...deepCopy(saved), [nodeKey]: deepCopy(cursorRow) } : deepCopy(saved),
+		staticData: () =>
+			engine === undefined || engine === 'in-memory'
+				? (deepCopy(live.staticData) as IDataObject)
+				: deepCopy(saved),
 		restart,
 	};
 }

@@ -1,6 +1,12 @@
 import type { IDataObject, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { nodeUnderTest, runNode, type NodeRun, type NodeUnderTest, type RunOptions } from './runNode';
+import {
+	nodeUnderTest,
+	runNode,
+	type NodeRun,
+	type NodeUnderTest,
+	type RunOptions,
+} from './runNode';
 
 /**
  * A published workflow that n8n runs again and again, as it runs one in production (n8n 2.40.7,

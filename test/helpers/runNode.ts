@@ -16,7 +16,13 @@ import { createRunExecutionData, UnexpectedError } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { nodeCredentials, type CredentialStore } from './credentials';
-import { additionalDataFor, defaultNodeTypes, nodeTypeName, type TestNodeTypes, workflowWith } from './engine';
+import {
+	additionalDataFor,
+	defaultNodeTypes,
+	nodeTypeName,
+	type TestNodeTypes,
+	workflowWith,
+} from './engine';
 
 export interface NodeUnderTest {
 	parameters: INodeParameters;
@@ -79,7 +85,11 @@ export interface RunOptions {
 export async function runNode(options: NodeUnderTest & RunOptions): Promise<NodeRun> {
 	const { mode = 'manual', staticData, timezone, active } = options;
 	const node = nodeUnderTest(options);
-	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), { staticData, timezone, active });
+	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), {
+		staticData,
+		timezone,
+		active,
+	});
 	const additionalData = additionalDataFor(options.credentials, mode, {
 		id: workflow.id,
 		name: workflow.name,
@@ -97,7 +107,11 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 	});
 	let run: IRun;
 	try {
-		const execution = new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+		const execution = new WorkflowExecute(
+			additionalData,
+			mode,
+			runExecutionData,
+		).processRunExecutionData(workflow);
 		const { cancelAfterMs } = options;
 		if (cancelAfterMs !== undefined) setTimeout(() => execution.cancel(), cancelAfterMs);
 		run = await execution;
@@ -107,8 +121,12 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 		throw error;
 	}
 	const task = run.data.resultData.runData[node.name]?.[0];
-	if (!task && run.status === 'canceled') return { items: [], json: [], error: run.data.resultData.error };
-	if (!task) throw new UnexpectedError('The node did not run', { extra: { error: run.data.resultData.error } });
+	if (!task && run.status === 'canceled')
+		return { items: [], json: [], error: run.data.resultData.error };
+	if (!task)
+		throw new UnexpectedError('The node did not run', {
+			extra: { error: run.data.resultData.error },
+		});
 	const items = task.data?.main[0] ?? [];
 	return {
 		items,

@@ -12,11 +12,19 @@ import { PROJECT_ROOT } from './pack';
  * files in `tmp` when given.
  */
 export async function runScanner<Answer>(request: object, tmp?: string): Promise<Answer> {
-	const pending = promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'test', 'helpers', 'scanner.mjs')], {
-		cwd: PROJECT_ROOT,
-		env: { ...process.env, NODE_ENV: undefined, ...(tmp !== undefined && { TMPDIR: tmp, TEMP: tmp, TMP: tmp }) },
-		maxBuffer: 16 * 1024 * 1024,
-	});
+	const pending = promisify(execFile)(
+		process.execPath,
+		[join(PROJECT_ROOT, 'test', 'helpers', 'scanner.mjs')],
+		{
+			cwd: PROJECT_ROOT,
+			env: {
+				...process.env,
+				NODE_ENV: undefined,
+				...(tmp !== undefined && { TMPDIR: tmp, TEMP: tmp, TMP: tmp }),
+			},
+			maxBuffer: 16 * 1024 * 1024,
+		},
+	);
 	pending.child.stdin?.end(JSON.stringify(request));
 	return JSON.parse((await pending).stdout) as Answer;
 }

@@ -1,4 +1,9 @@
-import { startSandbox, type LoggedRequest, type Sandbox, type SandboxOptions } from 'compliance-records-sandbox';
+import {
+	startSandbox,
+	type LoggedRequest,
+	type Sandbox,
+	type SandboxOptions,
+} from 'compliance-records-sandbox';
 import { credentialsFor, type CredentialStore } from './credentials';
 
 /**
@@ -32,7 +37,10 @@ export function useSandbox(options: SandboxOptions = {}): {
  */
 export function answeredMessage(sandbox: Sandbox, index = -1): string {
 	const { status, errorMessage } = sandbox.requests().at(index) ?? {};
-	expect({ status, errorMessage }).toEqual({ status: expect.any(Number), errorMessage: expect.any(String) });
+	expect({ status, errorMessage }).toEqual({
+		status: expect.any(Number),
+		errorMessage: expect.any(String),
+	});
 	return errorMessage as string;
 }
 
@@ -58,7 +66,10 @@ export interface ExpectedRequest {
  * What the service received matches exactly: method, path, query and body, and the headers the
  * node sends with every request (its credential, the API version, JSON).
  */
-export function expectReceived(request: LoggedRequest | undefined, expected: ExpectedRequest): void {
+export function expectReceived(
+	request: LoggedRequest | undefined,
+	expected: ExpectedRequest,
+): void {
 	expect(request).toBeDefined();
 	const { method, path, query, body, headers } = request as LoggedRequest;
 	expect({ method, path, query, body }).toEqual({

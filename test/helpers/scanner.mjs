@@ -13,7 +13,11 @@
 import { globSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { analyzePackage, buildScanConfig, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import {
+	analyzePackage,
+	buildScanConfig,
+	SOURCE_FILE_PATTERNS,
+} from '@n8n/scan-community-package/scanner/scanner.mjs';
 import { ESLint } from 'eslint';
 
 const TARBALL_PATTERNS = ['**/*.js', 'package.json'];
@@ -21,14 +25,19 @@ const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
 
 async function scan(folder, patterns) {
 	const { passed, message, details } = await analyzePackage(folder, patterns);
-	const files = globSync(patterns, { cwd: folder, exclude: (name) => name === 'node_modules' }).length;
+	const files = globSync(patterns, {
+		cwd: folder,
+		exclude: (name) => name === 'node_modules',
+	}).length;
 	return { passed, message, details, files };
 }
 
 /** The errors an ESLint reports on a file's text, as "line:rule". */
 async function errors(eslint, { path, text }) {
 	const [result] = await eslint.lintText(text, { filePath: resolve(PROJECT_ROOT, path) });
-	return result.messages.filter((message) => message.severity === 2).map((message) => `${message.line}:${message.ruleId}`);
+	return result.messages
+		.filter((message) => message.severity === 2)
+		.map((message) => `${message.line}:${message.ruleId}`);
 }
 
 const request = JSON.parse(readFileSync(0, 'utf8'));
@@ -40,7 +49,10 @@ const scanner = new ESLint({
 	allowInlineConfig: false,
 });
 // The project's lint of what is shipped: npm run lint's pass after `n8n-node lint`.
-const project = new ESLint({ cwd: PROJECT_ROOT, overrideConfigFile: 'scripts/eslint.shipped.config.mjs' });
+const project = new ESLint({
+	cwd: PROJECT_ROOT,
+	overrideConfigFile: 'scripts/eslint.shipped.config.mjs',
+});
 
 const answer = {
 	tarball: request.tarball && (await scan(request.tarball, TARBALL_PATTERNS)),
@@ -48,6 +60,10 @@ const answer = {
 	fixtures: [],
 };
 for (const fixture of request.fixtures) {
-	answer.fixtures.push({ path: fixture.path, scanner: await errors(scanner, fixture), project: await errors(project, fixture) });
+	answer.fixtures.push({
+		path: fixture.path,
+		scanner: await errors(scanner, fixture),
+		project: await errors(project, fixture),
+	});
 }
 process.stdout.write(JSON.stringify(answer));

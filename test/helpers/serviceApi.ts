@@ -32,7 +32,12 @@ export type ServiceAccess = Pick<Sandbox, 'baseUrl' | 'apiKey'>;
 /** Marks the tests' own requests to the sandbox, so the request log can leave them out. */
 export const SETUP_HEADER = 'x-test-setup';
 
-export async function serviceCall(sandbox: ServiceAccess, method: string, path: string, body?: IDataObject): Promise<IDataObject> {
+export async function serviceCall(
+	sandbox: ServiceAccess,
+	method: string,
+	path: string,
+	body?: IDataObject,
+): Promise<IDataObject> {
 	const response = await fetch(`${sandbox.baseUrl}${path}`, {
 		method,
 		headers: {
@@ -43,27 +48,39 @@ export async function serviceCall(sandbox: ServiceAccess, method: string, path: 
 		},
 		body: body && JSON.stringify(body),
 	});
-	if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+	if (!response.ok)
+		throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
 	return (await response.json()) as IDataObject;
 }
 
 /** What the service answers to a GET: the whole body (`data`, `meta`), as the service sends it. */
-export async function serviceGet<T = IDataObject>(sandbox: ServiceAccess, path: string): Promise<T> {
+export async function serviceGet<T = IDataObject>(
+	sandbox: ServiceAccess,
+	path: string,
+): Promise<T> {
 	return (await serviceCall(sandbox, 'GET', path)) as T;
 }
 
 let referenceCounter = 0;
 
 /** A change as the firm's users make one (PATCH through the API): a new reference number. */
-export async function touchClient(sandbox: ServiceAccess, clientId: string, update: IDataObject = {}): Promise<IDataObject> {
+export async function touchClient(
+	sandbox: ServiceAccess,
+	clientId: string,
+	update: IDataObject = {},
+): Promise<IDataObject> {
 	referenceCounter++;
 	const body = { referenceNumber: `TOUCH-${process.pid}-${referenceCounter}`, ...update };
-	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body)).data as IDataObject;
+	return (await serviceCall(sandbox, 'PATCH', `/clients/${encodeURIComponent(clientId)}`, body))
+		.data as IDataObject;
 }
 
 /** A new client (POST through the API). */
 export async function createClient(sandbox: ServiceAccess, lastName: string): Promise<IDataObject> {
-	const body = { status: 'PROSPECT', entity: { object: 'individual', firstName: 'Test', lastName } };
+	const body = {
+		status: 'PROSPECT',
+		entity: { object: 'individual', firstName: 'Test', lastName },
+	};
 	return (await serviceCall(sandbox, 'POST', '/clients', body)).data as IDataObject;
 }
 
@@ -73,7 +90,10 @@ export async function listAll(sandbox: ServiceAccess, path = '/clients'): Promis
 	let cursor: string | undefined;
 	do {
 		const query = new URLSearchParams({ limit: '200', ...(cursor && { cursor }) });
-		const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(sandbox, `${path}?${query}`);
+		const page = await serviceGet<{ data: IDataObject[]; meta: { next_cursor?: string } }>(
+			sandbox,
+			`${path}?${query}`,
+		);
 		records.push(...page.data);
 		cursor = page.data.length > 0 ? page.meta.next_cursor : undefined;
 	} while (cursor);
@@ -86,4 +106,5 @@ export async function clientIds(sandbox: ServiceAccess): Promise<string[]> {
 }
 
 /** The last name of the individual a logged client creation (POST /clients) asked for. */
-export const lastNameOf = (request: LoggedRequest): string => (request.body as { entity: { lastName: string } }).entity.lastName;
+export const lastNameOf = (request: LoggedRequest): string =>
+	(request.body as { entity: { lastName: string } }).entity.lastName;

@@ -64,8 +64,22 @@ export function createTriggerPoller({
 	typeVersion,
 }: TriggerPollerOptions): TriggerPoller {
 	const nodeType = new ComplianceRecordsTrigger();
-	const poller = createPoller({ nodeType, nodeTypes, parameters, credentials, timezone, budgetMs, engine, typeVersion });
-	const node = nodeUnderTest({ nodeType, parameters: parameters as never, credentials, typeVersion });
+	const poller = createPoller({
+		nodeType,
+		nodeTypes,
+		parameters,
+		credentials,
+		timezone,
+		budgetMs,
+		engine,
+		typeVersion,
+	});
+	const node = nodeUnderTest({
+		nodeType,
+		parameters: parameters as never,
+		credentials,
+		typeVersion,
+	});
 	const key = `node:${node.name}`;
 	const ofNode = (staticData: IDataObject) => (staticData[key] ?? {}) as IDataObject;
 
@@ -79,17 +93,32 @@ export function createTriggerPoller({
 		savedWorkflowData: () => (poller.savedStaticData().global ?? {}) as IDataObject,
 		saved: () => ofNode(poller.savedStaticData()),
 		inMemory: () => ofNode(poller.staticData()),
-		load: (saved, workflowData) => poller.restart({ [key]: saved, ...(workflowData && { global: workflowData }) }),
+		load: (saved, workflowData) =>
+			poller.restart({ [key]: saved, ...(workflowData && { global: workflowData }) }),
 		async fetchTestEvent() {
 			const workflow = workflowWith(node, nodeTypes, { staticData: poller.staticData(), timezone });
 			const runExecutionData = createRunExecutionData({
-				executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] },
+				executionData: {
+					nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }],
+				},
 			});
-			const workflowData = { id: workflow.id, name: workflow.name, nodes: [node], connections: {} } as never;
+			const workflowData = {
+				id: workflow.id,
+				name: workflow.name,
+				nodes: [node],
+				connections: {},
+			} as never;
 			const additionalData = additionalDataFor(credentials, 'manual', workflowData);
-			const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+			const run = await new WorkflowExecute(
+				additionalData,
+				'manual',
+				runExecutionData,
+			).processRunExecutionData(workflow);
 			const task = run.data.resultData.runData[node.name]?.[0];
-			if (!task) throw new UnexpectedError('The trigger did not run', { extra: { error: run.data.resultData.error } });
+			if (!task)
+				throw new UnexpectedError('The trigger did not run', {
+					extra: { error: run.data.resultData.error },
+				});
 			return {
 				json: (task.data?.main[0] ?? []).map((item) => item.json),
 				error: task.error ?? run.data.resultData.error,
@@ -117,7 +146,12 @@ export async function pageHookProxy(sandbox: Sandbox) {
 
 	const proxy = await forwardingProxy(sandbox.baseUrl, {
 		before: async ({ method, url }) => {
-			if (method !== 'GET' || url.pathname !== `${apiPath}/clients` || !url.searchParams.has('cursor')) return;
+			if (
+				method !== 'GET' ||
+				url.pathname !== `${apiPath}/clients` ||
+				!url.searchParams.has('cursor')
+			)
+				return;
 			laterPages++;
 			return await beforePage(laterPages + 1);
 		},

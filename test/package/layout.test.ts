@@ -47,7 +47,13 @@ test('the lint of what is shipped refuses an import against the layout, and take
 
 	const errors = await shippedLint(fixtures);
 
-	expect(imports.map(([path, from], index) => [path, from, !errors[index].includes('1:import-x/no-restricted-paths')])).toEqual(imports);
+	expect(
+		imports.map(([path, from], index) => [
+			path,
+			from,
+			!errors[index].includes('1:import-x/no-restricted-paths'),
+		]),
+	).toEqual(imports);
 }, 60_000);
 
 test('no two files of the node folder outside resources/ share a name', () => {
@@ -56,7 +62,9 @@ test('no two files of the node folder outside resources/ share a name', () => {
 		.filter((entry) => entry.isFile())
 		.map((entry) => relative(folder, join(entry.parentPath, entry.name)))
 		.filter((path) => path.split(sep)[0] !== 'resources');
-	const sameName = files.filter((path) => files.some((other) => other !== path && basename(other) === basename(path)));
+	const sameName = files.filter((path) =>
+		files.some((other) => other !== path && basename(other) === basename(path)),
+	);
 
 	expect(sameName).toEqual([]);
 	expect(files.length).toBeGreaterThan(30);

@@ -34,8 +34,11 @@ const platforms: Platform[] = [
 	{ name: 'Linux x64', os: 'linux', cpu: 'x64', libc: 'glibc' },
 ];
 
-const entries = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> })
-	.packages;
+const entries = (
+	JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as {
+		packages: Record<string, LockEntry>;
+	}
+).packages;
 
 /** The entry Node's module lookup finds for `name` required from the package at `path` (nested first, then upwards). */
 function resolveFrom(path: string, name: string): LockEntry | undefined {
@@ -48,13 +51,23 @@ function resolveFrom(path: string, name: string): LockEntry | undefined {
 }
 
 function runsOn(entry: LockEntry, platform: Platform): boolean {
-	const allows = (list: string[] | undefined, value: string | undefined) => !list || !value || list.includes(value);
-	return allows(entry.os, platform.os) && allows(entry.cpu, platform.cpu) && allows(entry.libc, platform.libc);
+	const allows = (list: string[] | undefined, value: string | undefined) =>
+		!list || !value || list.includes(value);
+	return (
+		allows(entry.os, platform.os) &&
+		allows(entry.cpu, platform.cpu) &&
+		allows(entry.libc, platform.libc)
+	);
 }
 
 /** The optional dependencies the lock file lists for a package, each with the entry it resolves to. */
 const optionals = Object.entries(entries).flatMap(([path, entry]) =>
-	Object.entries(entry.optionalDependencies ?? {}).map(([name, spec]) => ({ path, name, spec, resolved: resolveFrom(path, name) })),
+	Object.entries(entry.optionalDependencies ?? {}).map(([name, spec]) => ({
+		path,
+		name,
+		spec,
+		resolved: resolveFrom(path, name),
+	})),
 );
 
 /**
@@ -72,11 +85,15 @@ const families = Object.entries(entries).flatMap(([path, entry]) => {
 });
 
 test('every optional dependency it lists has an entry of its own, as npm ci requires', () => {
-	expect(optionals.filter((optional) => !optional.resolved).map(({ path, name }) => `${path} → ${name}`)).toEqual([]);
+	expect(
+		optionals.filter((optional) => !optional.resolved).map(({ path, name }) => `${path} → ${name}`),
+	).toEqual([]);
 });
 
 test("the native families found include the toolchain's: rollup (tsup), esbuild (tsup, tsx), unrs-resolver (lint, jest)", () => {
-	expect(families.map(({ name }) => name)).toEqual(expect.arrayContaining(['rollup', 'esbuild', 'unrs-resolver']));
+	expect(families.map(({ name }) => name)).toEqual(
+		expect.arrayContaining(['rollup', 'esbuild', 'unrs-resolver']),
+	);
 });
 
 test.each(platforms)('every native family has a build for $name', (platform) => {

@@ -63,7 +63,10 @@ const fixtures = [
 	{
 		mistake: 'an overrides field in package.json',
 		path: 'package.json',
-		text: readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8').replace(/\n}\s*$/, ',\n\t"overrides": { "linkedom": "0.18.14" }\n}\n'),
+		text: readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8').replace(
+			/\n}\s*$/,
+			',\n\t"overrides": { "linkedom": "0.18.14" }\n}\n',
+		),
 	},
 ];
 
@@ -81,7 +84,10 @@ let answer: ScannerAnswer;
 
 beforeAll(async () => {
 	packed = await pack();
-	answer = await runScanner<ScannerAnswer>({ tarball: packed.folder, source: PROJECT_ROOT, fixtures }, join(packed.folder, '..'));
+	answer = await runScanner<ScannerAnswer>(
+		{ tarball: packed.folder, source: PROJECT_ROOT, fixtures },
+		join(packed.folder, '..'),
+	);
 }, 120_000);
 
 afterAll(() => packed?.remove());
@@ -105,7 +111,9 @@ describe('the tarball', () => {
 
 	test('its package.json names files the tarball holds, and declares no bin and no runtime dependency', () => {
 		const manifest = JSON.parse(readFileSync(join(packed.folder, 'package.json'), 'utf8'));
-		expect(packed.files).toEqual(expect.arrayContaining([...manifest.n8n.nodes, ...manifest.n8n.credentials]));
+		expect(packed.files).toEqual(
+			expect.arrayContaining([...manifest.n8n.nodes, ...manifest.n8n.credentials]),
+		);
 		expect(manifest).not.toHaveProperty('bin');
 		expect(manifest).not.toHaveProperty('dependencies');
 	});
@@ -113,7 +121,9 @@ describe('the tarball', () => {
 
 describe("n8n's verification scanner", () => {
 	test('passes the tarball: its compiled JavaScript and package.json', () => {
-		const analysed = packed.files.filter((file) => file.endsWith('.js') || file === 'package.json').length;
+		const analysed = packed.files.filter(
+			(file) => file.endsWith('.js') || file === 'package.json',
+		).length;
 		expect(answer.tarball).toEqual({ passed: true, files: analysed });
 	});
 
@@ -123,9 +133,12 @@ describe("n8n's verification scanner", () => {
 });
 
 describe("this project's lint reports every error the scanner reports in a shipped file", () => {
-	test.each(fixtures.map(({ mistake, path }, index) => ({ mistake, path, index })))('$mistake ($path)', ({ index }) => {
-		const { scanner: scanned, project } = answer.fixtures[index];
-		expect(scanned).not.toEqual([]);
-		expect(project).toEqual(expect.arrayContaining(scanned));
-	});
+	test.each(fixtures.map(({ mistake, path }, index) => ({ mistake, path, index })))(
+		'$mistake ($path)',
+		({ index }) => {
+			const { scanner: scanned, project } = answer.fixtures[index];
+			expect(scanned).not.toEqual([]);
+			expect(project).toEqual(expect.arrayContaining(scanned));
+		},
+	);
 });

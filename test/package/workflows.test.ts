@@ -28,12 +28,17 @@ async function lint(files: Array<{ file: string; text?: string }>): Promise<stri
 		path: join(folder, file).split('\\').join('/'),
 		text: text ?? readFileSync(join(folder, file), 'utf8'),
 	}));
-	const pending = promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'test', 'helpers', 'actionlint.cjs')]);
+	const pending = promisify(execFile)(process.execPath, [
+		join(PROJECT_ROOT, 'test', 'helpers', 'actionlint.cjs'),
+	]);
 	pending.child.stdin?.end(JSON.stringify(request));
 	return (JSON.parse((await pending).stdout) as Finding[][]).map((findings) =>
 		findings
 			// GitHub's Intel macOS image (September 2025) is newer than actionlint 1.7.7's list of labels.
-			.filter(({ kind, message }) => !(kind === 'runner-label' && message.startsWith('label "macos-15-intel" is unknown')))
+			.filter(
+				({ kind, message }) =>
+					!(kind === 'runner-label' && message.startsWith('label "macos-15-intel" is unknown')),
+			)
 			.map(({ line, column, message, kind }) => `${line}:${column} ${message} [${kind}]`),
 	);
 }
@@ -65,7 +70,10 @@ beforeAll(async () => {
 }, 60_000);
 
 test('they lint clean', () => {
-	expect(Object.fromEntries(workflows.map((file) => [file, findings[file]]))).toEqual({ 'ci.yml': [], 'publish.yml': [] });
+	expect(Object.fromEntries(workflows.map((file) => [file, findings[file]]))).toEqual({
+		'ci.yml': [],
+		'publish.yml': [],
+	});
 });
 
 test('the linter reports a mistyped key, action input and context', () => {

@@ -12,12 +12,18 @@ describe('Which base URLs may receive credentials', () => {
 		expect(insecureUrlProblem(url)).toBeUndefined();
 	});
 
-	it.each(['http://api.example.com', 'http://0.0.0.0:4010', 'http://10.0.0.5', 'http://localhost.example.com', 'http://127.0.0.1.example.com', 'ftp://127.0.0.1'])(
-		'%s is refused',
-		(url) => {
-			expect(insecureUrlProblem(url)).toMatch(/^Refusing to send credentials to .+: only https:\/\/ is allowed/);
-		},
-	);
+	it.each([
+		'http://api.example.com',
+		'http://0.0.0.0:4010',
+		'http://10.0.0.5',
+		'http://localhost.example.com',
+		'http://127.0.0.1.example.com',
+		'ftp://127.0.0.1',
+	])('%s is refused', (url) => {
+		expect(insecureUrlProblem(url)).toMatch(
+			/^Refusing to send credentials to .+: only https:\/\/ is allowed/,
+		);
+	});
 
 	it('a base URL that is not a URL is refused', () => {
 		expect(insecureUrlProblem('api.example.com')).toBe(

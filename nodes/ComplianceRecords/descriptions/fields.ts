@@ -1,7 +1,14 @@
 import type { INodeProperties, INodePropertyOptions, PreSendAction } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { BUSINESS_UNIT, type FirmReference, firmReferenceInBody, MANAGER, PARTNER, SERVICE } from '../helpers/firm';
+import {
+	BUSINESS_UNIT,
+	type FirmReference,
+	firmReferenceInBody,
+	MANAGER,
+	PARTNER,
+	SERVICE,
+} from '../helpers/firm';
 import {
 	birthInBody,
 	blankFieldsLeftOut,
@@ -15,8 +22,15 @@ import { PICKER_VERSION } from '../helpers/records';
 
 /* Fields of several operations, written once; `bodyPath` places one in the body (`entity.`, `entity.individual.`, ``). */
 
-export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
-	return updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
+export function forOperation(
+	resource: string,
+	operation: string,
+	properties: INodeProperties[],
+): INodeProperties[] {
+	return updateDisplayOptions(
+		{ show: { resource: [resource], operation: [operation] } },
+		properties,
+	);
 }
 
 export function operationPicker(
@@ -88,10 +102,24 @@ function dateField(
 	preSend: PreSendAction,
 	extra: Pick<INodeProperties, 'description' | 'placeholder'>,
 ): INodeProperties[] {
-	const field = { displayName, name, default: '', routing: { send: { ...toBody(bodyPath).send, preSend: [preSend] } }, ...extra };
+	const field = {
+		displayName,
+		name,
+		default: '',
+		routing: { send: { ...toBody(bodyPath).send, preSend: [preSend] } },
+		...extra,
+	};
 	return [
-		{ ...field, type: 'string', displayOptions: { show: { '@version': [{ _cnd: { lt: PICKER_VERSION } }] } } },
-		{ ...field, type: 'dateTime', displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } } },
+		{
+			...field,
+			type: 'string',
+			displayOptions: { show: { '@version': [{ _cnd: { lt: PICKER_VERSION } }] } },
+		},
+		{
+			...field,
+			type: 'dateTime',
+			displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } },
+		},
 	];
 }
 
@@ -108,7 +136,8 @@ const nextReviewDateFields = dateField(
 	dateInBody('nextReviewDate', 'Next Review Date'),
 	{
 		placeholder: 'e.g. 2027-03-31',
-		description: 'When the client is next due for review. A date and time counts as its date in its own time zone.',
+		description:
+			'When the client is next due for review. A date and time counts as its date in its own time zone.',
 	},
 );
 
@@ -123,7 +152,12 @@ export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 }
 
 /** A dropdown of the firm's partners, managers or business units; by expression, a name or an ID. */
-function firmPicker(collection: string, reference: FirmReference, loadOptionsMethod: string, purpose: string): INodeProperties {
+function firmPicker(
+	collection: string,
+	reference: FirmReference,
+	loadOptionsMethod: string,
+	purpose: string,
+): INodeProperties {
 	return {
 		displayName: reference.displayName,
 		name: reference.field,
@@ -131,14 +165,24 @@ function firmPicker(collection: string, reference: FirmReference, loadOptionsMet
 		typeOptions: { loadOptionsMethod },
 		default: '',
 		description: `${purpose}; by expression, a name or an ID. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
-		routing: { send: { ...toBody(reference.field).send, preSend: [firmReferenceInBody(collection, reference)] } },
+		routing: {
+			send: {
+				...toBody(reference.field).send,
+				preSend: [firmReferenceInBody(collection, reference)],
+			},
+		},
 	};
 }
 
 /** A client's assignments and references, optional on create (Additional Fields) and update (Update Fields). */
 export function clientAssignmentFields(collection: string): INodeProperties[] {
 	return [
-		firmPicker(collection, BUSINESS_UNIT, 'getBusinessUnits', 'The business unit handling the client'),
+		firmPicker(
+			collection,
+			BUSINESS_UNIT,
+			'getBusinessUnits',
+			'The business unit handling the client',
+		),
 		firmPicker(collection, MANAGER, 'getManagers', "The client's manager"),
 		...nextReviewDateFields,
 		firmPicker(collection, PARTNER, 'getPartners', 'The partner responsible for the client'),
@@ -190,7 +234,10 @@ export function optionalFields(
 }
 
 /** Update Fields: the fields added and not blank, and Fields to Clear's as null. */
-export function updateFieldsCollection(fields: INodeProperties[], clearable: ClearableFields): INodeProperties {
+export function updateFieldsCollection(
+	fields: INodeProperties[],
+	clearable: ClearableFields,
+): INodeProperties {
 	return {
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -209,7 +256,12 @@ export function updateFieldsCollection(fields: INodeProperties[], clearable: Cle
 			},
 		]),
 		routing: {
-			send: { preSend: [blankFieldsLeftOut(bodyPathsOf(fields)), clearedFieldsInBody('updateFields', clearable)] },
+			send: {
+				preSend: [
+					blankFieldsLeftOut(bodyPathsOf(fields)),
+					clearedFieldsInBody('updateFields', clearable),
+				],
+			},
 		},
 	};
 }

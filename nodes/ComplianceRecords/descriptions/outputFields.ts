@@ -18,7 +18,8 @@ const clientListItemFields = [
 	option('State', 'state'),
 ];
 
-const byName = (options: INodePropertyOptions[]) => [...options].sort((a, b) => a.name.localeCompare(b.name));
+const byName = (options: INodePropertyOptions[]) =>
+	[...options].sort((a, b) => a.name.localeCompare(b.name));
 
 /** The service's fields of each record (spec §2) that Selected Fields offers, but the ID. */
 const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
@@ -77,9 +78,17 @@ function outputParameter(displayOptions: IDisplayOptions): INodeProperties {
 		type: 'options',
 		noDataExpression: true,
 		options: [
-			{ name: 'Simplified', value: 'simple', description: 'At most 10 fields, the most used first, with names instead of references' },
+			{
+				name: 'Simplified',
+				value: 'simple',
+				description: 'At most 10 fields, the most used first, with names instead of references',
+			},
 			{ name: 'Raw', value: 'raw', description: 'Every field, as the service sends it' },
-			{ name: 'Selected Fields', value: 'fields', description: "The fields chosen in 'Fields', and the ID" },
+			{
+				name: 'Selected Fields',
+				value: 'fields',
+				description: "The fields chosen in 'Fields', and the ID",
+			},
 		],
 		default: 'simple',
 		displayOptions,
@@ -87,7 +96,10 @@ function outputParameter(displayOptions: IDisplayOptions): INodeProperties {
 }
 
 /** The Fields of Output > Selected Fields: a record's fields to output, the ID always output. */
-function selectedFieldsParameter(kind: RecordKind, displayOptions: IDisplayOptions): INodeProperties {
+function selectedFieldsParameter(
+	kind: RecordKind,
+	displayOptions: IDisplayOptions,
+): INodeProperties {
 	return {
 		displayName: 'Fields',
 		name: 'fields',
@@ -117,7 +129,12 @@ const asTool = { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [tr
 /** What an operation outputs (helpers/output.ts reads it): Simplify, or, run as a tool, Output. */
 export function outputFields(kind: RecordKind): INodeProperties[] {
 	return [
-		{ ...simplify, displayOptions: { show: { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [false] } } },
+		{
+			...simplify,
+			displayOptions: {
+				show: { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [false] },
+			},
+		},
 		outputParameter({ show: asTool }),
 		selectedFieldsParameter(kind, { show: asTool }),
 	];

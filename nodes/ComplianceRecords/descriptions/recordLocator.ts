@@ -1,6 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { PAGES_PER_SEARCH, PICKER_VERSION, type RecordParameter, recordUrlPattern } from '../helpers/records';
+import {
+	PAGES_PER_SEARCH,
+	PICKER_VERSION,
+	type RecordParameter,
+	recordUrlPattern,
+} from '../helpers/records';
 import { MAX_PAGE_SIZE } from '../transport/paging';
 
 /** The record's parameter: version 1's ID field, then a picker (From List first, By URL, By ID). */

@@ -9,22 +9,23 @@ export interface InputPosition {
 	itemIndex: number;
 }
 
-
 export function invalid(at: InputPosition, message: string, description: string): never {
 	throw itemError(at.node, at.itemIndex, message, description);
 }
-
 
 export function text(value: unknown): string {
 	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 }
 
-
 /** A value the operation cannot do without, trimmed. */
 export function checkRequired(value: unknown, label: string, at: InputPosition): string {
 	const given = text(value);
 	if (!given) {
-		invalid(at, `'${label}' is empty`, `Enter a value in '${label}', or map one from an earlier node with an expression.`);
+		invalid(
+			at,
+			`'${label}' is empty`,
+			`Enter a value in '${label}', or map one from an earlier node with an expression.`,
+		);
 	}
 	return given;
 }
@@ -32,7 +33,8 @@ export function checkRequired(value: unknown, label: string, at: InputPosition):
 export function checkId(value: unknown, label: string, at: InputPosition): string {
 	const id = checkRequired(value, label, at);
 	// Dot segments would be resolved by the URL parser even when encoded: no record has them.
-	if (id === '.' || id === '..') invalid(at, `'${label}' "${id}" is not a valid ID`, `Enter the record's ID in '${label}'.`);
+	if (id === '.' || id === '..')
+		invalid(at, `'${label}' "${id}" is not a valid ID`, `Enter the record's ID in '${label}'.`);
 	return id;
 }
 
@@ -54,7 +56,11 @@ export function checkLimit(value: unknown, at: InputPosition): number {
 export function checkEmail(value: unknown, label: string, at: InputPosition): string {
 	const email = text(value);
 	if (!/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(email)) {
-		invalid(at, `'${label}' is not a valid email address`, `Got "${email}". Enter an address such as jane.doe@example.com.`);
+		invalid(
+			at,
+			`'${label}' is not a valid email address`,
+			`Got "${email}". Enter an address such as jane.doe@example.com.`,
+		);
 	}
 	return email;
 }

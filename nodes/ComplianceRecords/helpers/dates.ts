@@ -52,7 +52,9 @@ export function reviewWindow(today: string, days: number): ReviewWindow {
 }
 
 export function isInWindow(window: ReviewWindow, date: unknown): date is string {
-	return typeof date === 'string' && CALENDAR_DATE.test(date) && date >= window.from && date <= window.to;
+	return (
+		typeof date === 'string' && CALENDAR_DATE.test(date) && date >= window.from && date <= window.to
+	);
 }
 
 /** A Luxon DateTime from an expression (`$now`), read by its shape: it is n8n's Luxon, this package bundles none. */
@@ -67,7 +69,11 @@ interface LuxonDateTime {
 }
 
 function isLuxonDateTime(value: unknown): value is LuxonDateTime {
-	return typeof value === 'object' && value !== null && (value as { isLuxonDateTime?: unknown }).isLuxonDateTime === true;
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		(value as { isLuxonDateTime?: unknown }).isLuxonDateTime === true
+	);
 }
 
 /** A JavaScript Date, from whichever realm the expression ran in. */
@@ -85,7 +91,8 @@ type WrittenDateTime = Record<string, string | undefined>;
 
 /** Hours, minutes and seconds in range (a second of 60 is ISO 8601's leap second). */
 function isRealTime(written: WrittenDateTime): boolean {
-	const within = (part: string | undefined, max: number) => part === undefined || Number(part) <= max;
+	const within = (part: string | undefined, max: number) =>
+		part === undefined || Number(part) <= max;
 	return (
 		within(written.hour, 23) &&
 		within(written.minute, 59) &&
@@ -96,7 +103,10 @@ function isRealTime(written: WrittenDateTime): boolean {
 }
 
 function writtenDateTime(given: string | undefined): WrittenDateTime | undefined {
-	const written = given === undefined ? undefined : ISO_DATE_TIMES.map((format) => format.exec(given)?.groups).find(Boolean);
+	const written =
+		given === undefined
+			? undefined
+			: ISO_DATE_TIMES.map((format) => format.exec(given)?.groups).find(Boolean);
 	return written && isRealTime(written) ? written : undefined;
 }
 
@@ -111,31 +121,50 @@ const asDate = (year: number, month: number, day: number) =>
 
 function shown(value: unknown): string {
 	if (typeof value === 'string') return `"${value}"`;
-	if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${String(value)}`;
-	return Array.isArray(value) ? 'a list' : `a value of type ${value === null ? 'null' : typeof value}`;
+	if (typeof value === 'number' || typeof value === 'boolean')
+		return `the ${typeof value} ${String(value)}`;
+	return Array.isArray(value)
+		? 'a list'
+		: `a value of type ${value === null ? 'null' : typeof value}`;
 }
 
-const HOW_TO_ENTER_A_DATE = 'Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.';
+const HOW_TO_ENTER_A_DATE =
+	'Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.';
 
 /** A date field's value as `YYYY-MM-DD`, in the zone it carries; a JavaScript Date has none: the workflow's, as n8n shows it. */
-export function checkDate(value: unknown, label: string, timeZone: string, at: InputPosition): string {
+export function checkDate(
+	value: unknown,
+	label: string,
+	timeZone: string,
+	at: InputPosition,
+): string {
 	if (isLuxonDateTime(value) || isJsDate(value)) {
 		const date = isLuxonDateTime(value)
 			? value.isValid && asDate(value.year, value.month, value.day)
 			: !Number.isNaN(value.getTime()) && calendarDate(value.getTime(), timeZone);
 		// An invalid DateTime or Date, or a year the service cannot store (before 0000 or after 9999).
 		if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
-			const reason = isLuxonDateTime(value) && value.invalidReason ? ` (${value.invalidReason})` : '';
-			invalid(at, `'${label}' is not a valid date`, `The expression gave ${String(value)}${reason}. ${HOW_TO_ENTER_A_DATE}`);
+			const reason =
+				isLuxonDateTime(value) && value.invalidReason ? ` (${value.invalidReason})` : '';
+			invalid(
+				at,
+				`'${label}' is not a valid date`,
+				`The expression gave ${String(value)}${reason}. ${HOW_TO_ENTER_A_DATE}`,
+			);
 		}
 		return date;
 	}
 	const given = typeof value === 'string' ? value.trim() : undefined;
 	const written = writtenDateTime(given);
-	if (!written) invalid(at, `'${label}' is not a date`, `Got ${shown(given ?? value)}. ${HOW_TO_ENTER_A_DATE}`);
+	if (!written)
+		invalid(at, `'${label}' is not a date`, `Got ${shown(given ?? value)}. ${HOW_TO_ENTER_A_DATE}`);
 	const [year, month, day] = [written.year, written.month, written.day].map(Number);
 	if (!isRealDate(year, month, day)) {
-		invalid(at, `'${label}' is not a real date`, `"${given}" does not exist in the calendar. Enter a date that does, such as 2027-03-31.`);
+		invalid(
+			at,
+			`'${label}' is not a real date`,
+			`"${given}" does not exist in the calendar. Enter a date that does, such as 2027-03-31.`,
+		);
 	}
 	return asDate(year, month, day);
 }
@@ -147,7 +176,11 @@ export function checkBirthDate(
 	at: InputPosition,
 ): { day: number; month: number; year: number } {
 	if (typeof value === 'string' && /^\d{4}(-\d{1,2})?$/.test(value.trim())) {
-		invalid(at, `'${label}' is incomplete`, `Got "${value.trim()}". The service needs day, month and year together: enter a date such as 1984-07-21.`);
+		invalid(
+			at,
+			`'${label}' is incomplete`,
+			`Got "${value.trim()}". The service needs day, month and year together: enter a date such as 1984-07-21.`,
+		);
 	}
 	const [year, month, day] = checkDate(value, label, timeZone, at).split('-').map(Number);
 	return { day, month, year };
@@ -165,32 +198,63 @@ function zoneOffsetMs(instant: Date, timeZone: string): number {
 		second: 'numeric',
 	}).formatToParts(instant);
 	const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-	const wallClockAsUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+	const wallClockAsUtc = Date.UTC(
+		part('year'),
+		part('month') - 1,
+		part('day'),
+		part('hour'),
+		part('minute'),
+		part('second'),
+	);
 	return wallClockAsUtc - (instant.getTime() - instant.getUTCMilliseconds());
 }
 
 /** A moment as the service's UTC `date-time`; a time without a zone (the picker's) is in the workflow's time zone. */
-export function checkInstant(value: unknown, label: string, timeZone: string, at: InputPosition): string {
+export function checkInstant(
+	value: unknown,
+	label: string,
+	timeZone: string,
+	at: InputPosition,
+): string {
 	const refuse: (got: string) => never = (got) =>
-		invalid(at, `'${label}' is not a valid date and time`, `Got ${got}. Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`);
+		invalid(
+			at,
+			`'${label}' is not a valid date and time`,
+			`Got ${got}. Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`,
+		);
 	if (isLuxonDateTime(value) || isJsDate(value)) {
-		const time = isLuxonDateTime(value) ? (value.isValid ? Date.parse(String(value.toISO())) : NaN) : value.getTime();
+		const time = isLuxonDateTime(value)
+			? value.isValid
+				? Date.parse(String(value.toISO()))
+				: NaN
+			: value.getTime();
 		if (Number.isNaN(time)) refuse(String(value));
 		return new Date(time).toISOString();
 	}
 	const given = text(value);
 	const written = writtenDateTime(given);
-	const [year, month, day, hour, minute, second] = ['year', 'month', 'day', 'hour', 'minute', 'second'].map((part) =>
-		Number(written?.[part] ?? 0),
-	);
+	const [year, month, day, hour, minute, second] = [
+		'year',
+		'month',
+		'day',
+		'hour',
+		'minute',
+		'second',
+	].map((part) => Number(written?.[part] ?? 0));
 	if (!written || !isRealDate(year, month, day)) refuse(`"${given}"`);
 	const wallClock = new Date(0);
 	wallClock.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0 to 99 as 1900 to 1999
-	wallClock.setUTCHours(hour, minute, second, Number((written.fraction ?? '').padEnd(3, '0').slice(0, 3)));
+	wallClock.setUTCHours(
+		hour,
+		minute,
+		second,
+		Number((written.fraction ?? '').padEnd(3, '0').slice(0, 3)),
+	);
 	const wallClockAsUtc = wallClock.getTime();
 	if (written.zone !== undefined) {
 		const sign = written.sign === '-' ? -1 : 1;
-		const offsetMinutes = sign * (Number(written.offsetHour ?? 0) * 60 + Number(written.offsetMinute ?? 0));
+		const offsetMinutes =
+			sign * (Number(written.offsetHour ?? 0) * 60 + Number(written.offsetMinute ?? 0));
 		return new Date(wallClockAsUtc - offsetMinutes * 60_000).toISOString();
 	}
 	const firstGuess = wallClockAsUtc - zoneOffsetMs(new Date(wallClockAsUtc), timeZone);

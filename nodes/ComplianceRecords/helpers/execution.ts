@@ -6,7 +6,11 @@ import { Pacer } from '../transport/pacing';
  * Computed once for the items of an execution, which run concurrently; kept in n8n's node context
  * not enumerable, so n8n never saves it; a failure is not kept.
  */
-export function sharedInExecution<T>(context: IExecuteSingleFunctions, key: string, compute: () => Promise<T>): Promise<T> {
+export function sharedInExecution<T>(
+	context: IExecuteSingleFunctions,
+	key: string,
+	compute: () => Promise<T>,
+): Promise<T> {
 	const store = context.getContext('node');
 	const held = store[key] as Promise<T> | undefined;
 	if (held) return held;

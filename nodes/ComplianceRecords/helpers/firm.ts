@@ -25,7 +25,9 @@ export interface Firm {
 	staff: StaffMember[];
 }
 
-export async function fetchFirm(context: ILoadOptionsFunctions | IExecuteSingleFunctions): Promise<Firm> {
+export async function fetchFirm(
+	context: ILoadOptionsFunctions | IExecuteSingleFunctions,
+): Promise<Firm> {
 	// In an execution, the lookup keeps the execution's pace; a dropdown's has its own.
 	const pacing = 'getItemIndex' in context ? { pacer: await executionPacer(context) } : undefined;
 	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm', pacing });
@@ -35,7 +37,8 @@ export async function fetchFirm(context: ILoadOptionsFunctions | IExecuteSingleF
 const staffName = (member: StaffMember) => `${member.firstName} ${member.lastName}`;
 
 /** Read once per execution and node: two nodes may use two firms. */
-const firmOfThisRun = (context: IExecuteSingleFunctions) => sharedInExecution(context, 'firm', async () => await fetchFirm(context));
+const firmOfThisRun = (context: IExecuteSingleFunctions) =>
+	sharedInExecution(context, 'firm', async () => await fetchFirm(context));
 
 interface Choice {
 	id: string;
@@ -76,14 +79,16 @@ export const MANAGER: FirmReference = {
 };
 
 /** A service value such as `COST_CENTRE` in words ("Cost centre"). */
-const inWords = (value: string) => value.charAt(0).toUpperCase() + value.slice(1).toLowerCase().replace(/_/g, ' ');
+const inWords = (value: string) =>
+	value.charAt(0).toUpperCase() + value.slice(1).toLowerCase().replace(/_/g, ' ');
 
 export const BUSINESS_UNIT: FirmReference = {
 	field: 'businessUnitId',
 	displayName: 'Business Unit Name or ID',
 	label: 'Business Unit',
 	plural: 'business units',
-	choices: (firm) => firm.businessUnits.map(({ id, name, type }) => ({ id, name, description: inWords(type) })),
+	choices: (firm) =>
+		firm.businessUnits.map(({ id, name, type }) => ({ id, name, description: inWords(type) })),
 };
 
 export const SERVICE: FirmReference = {
@@ -95,7 +100,10 @@ export const SERVICE: FirmReference = {
 };
 
 const normalised = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
-const words = (text: string) => normalised(text).split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+const words = (text: string) =>
+	normalised(text)
+		.split(/[^\p{L}\p{N}]+/u)
+		.filter((word) => word !== '');
 const namesOf = (choices: Choice[]) =>
 	choices
 		.map((choice) => choice.name)
@@ -148,10 +156,13 @@ export function firmReferenceInBody(collection: string, reference: FirmReference
 		const body = requestOptions.body as IDataObject;
 		const value = body[reference.field];
 		if (value === undefined || value === null) return requestOptions;
-		const raw = (this.getNode().parameters[collection] as IDataObject | undefined)?.[reference.field];
+		const raw = (this.getNode().parameters[collection] as IDataObject | undefined)?.[
+			reference.field
+		];
 		if (!isExpression(raw)) return requestOptions;
 		const firm = await firmOfThisRun(this);
-		const error = (message: string, description: string) => itemError(this.getNode(), this.getItemIndex(), message, description);
+		const error = (message: string, description: string) =>
+			itemError(this.getNode(), this.getItemIndex(), message, description);
 		const resolve = (one: unknown) => resolveReference(String(one), reference, firm, error);
 		body[reference.field] = Array.isArray(value) ? value.map(resolve) : resolve(value);
 		return requestOptions;

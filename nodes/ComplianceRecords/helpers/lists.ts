@@ -41,10 +41,17 @@ const PLURAL: Partial<Record<RecordKind, string>> = {
 	organisation: 'organisations',
 };
 
-function tooManyToOutput(context: IExecuteSingleFunctions, kind: RecordKind, total?: number): NodeOperationError {
+function tooManyToOutput(
+	context: IExecuteSingleFunctions,
+	kind: RecordKind,
+	total?: number,
+): NodeOperationError {
 	const many = PLURAL[kind] ?? 'records';
 	const limit = MAX_OUTPUT_ITEMS.toLocaleString('en-US');
-	const count = total === undefined ? `More than ${limit} ${many} match` : `The firm has ${total.toLocaleString('en-US')} ${many}`;
+	const count =
+		total === undefined
+			? `More than ${limit} ${many} match`
+			: `The firm has ${total.toLocaleString('en-US')} ${many}`;
 	const message = `${count}: more than n8n can output from one run of a node (${limit})`;
 	return itemError(
 		context.getNode(),
@@ -62,19 +69,25 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 	): Promise<INodeExecutionData[]> {
 		const wanted = this.getNodeParameter('returnAll', false)
 			? Infinity
-			: checkLimit(this.getNodeParameter('limit', 50), { node: this.getNode(), itemIndex: this.getItemIndex() });
+			: checkLimit(this.getNodeParameter('limit', 50), {
+					node: this.getNode(),
+					itemIndex: this.getItemIndex(),
+				});
 		const keep = filter?.call(this);
 		const output = recordOutput(this, kind);
 		const items: INodeExecutionData[] = [];
 		try {
-			const listed = pages(routedPages(this, requestData, requestData.options.qs), { wanted: keep ? Infinity : wanted });
+			const listed = pages(routedPages(this, requestData, requestData.options.qs), {
+				wanted: keep ? Infinity : wanted,
+			});
 			paging: for await (const { records, total } of listed) {
 				if (!keep && wanted > MAX_OUTPUT_ITEMS && total !== undefined && total > MAX_OUTPUT_ITEMS) {
 					throw tooManyToOutput(this, kind, total);
 				}
 				for (const record of records) {
 					if (keep && !keep(record)) continue;
-					if (items.length === MAX_OUTPUT_ITEMS) throw tooManyToOutput(this, kind, keep ? undefined : total);
+					if (items.length === MAX_OUTPUT_ITEMS)
+						throw tooManyToOutput(this, kind, keep ? undefined : total);
 					items.push({ json: output(record) });
 					if (items.length >= wanted) break paging;
 				}
@@ -87,6 +100,10 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 }
 
 /** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
-export function listRouting(path: string, kind: RecordKind, filter?: ListFilter): INodePropertyRouting {
+export function listRouting(
+	path: string,
+	kind: RecordKind,
+	filter?: ListFilter,
+): INodePropertyRouting {
 	return paginationRouting({ method: 'GET', url: path }, pageList(kind, filter));
 }

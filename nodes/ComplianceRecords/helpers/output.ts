@@ -10,14 +10,19 @@ import { isObject } from '../transport/answers';
 export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisation' | 'firm';
 
 /** Simplify's flat fields (`keep` chosen first), the service's record, or the fields chosen and the ID. */
-export type Output = { mode: 'simplified'; keep?: string[] } | { mode: 'raw' } | { mode: 'selected'; fields: string[] };
+export type Output =
+	| { mode: 'simplified'; keep?: string[] }
+	| { mode: 'raw' }
+	| { mode: 'selected'; fields: string[] };
 
 const textOrNull = (value: unknown): string | null =>
 	typeof value === 'string' && value.trim() !== '' ? value : null;
 
-const nameOf = (reference: unknown): string | null => (isObject(reference) ? textOrNull(reference.name) : null);
+const nameOf = (reference: unknown): string | null =>
+	isObject(reference) ? textOrNull(reference.name) : null;
 
-const idOf = (reference: unknown): string | null => (isObject(reference) ? textOrNull(reference.id) : null);
+const idOf = (reference: unknown): string | null =>
+	isObject(reference) ? textOrNull(reference.id) : null;
 
 const fullName = (...parts: unknown[]): string | null =>
 	textOrNull(parts.filter((part) => typeof part === 'string' && part.trim() !== '').join(' '));
@@ -25,8 +30,12 @@ const fullName = (...parts: unknown[]): string | null =>
 /** An address on one line, its non-empty members in the order they are written on a letter. */
 function addressLine(address: unknown): string | null {
 	if (!isObject(address)) return null;
-	const lines = ['line1', 'line2', 'city', 'county', 'postcode', 'country'].map((key) => address[key]);
-	return textOrNull(lines.filter((line) => typeof line === 'string' && line.trim() !== '').join(', '));
+	const lines = ['line1', 'line2', 'city', 'county', 'postcode', 'country'].map(
+		(key) => address[key],
+	);
+	return textOrNull(
+		lines.filter((line) => typeof line === 'string' && line.trim() !== '').join(', '),
+	);
 }
 
 /** `YYYY-MM-DD`, or as much of it as the service knows (it guarantees only the year). */
@@ -80,7 +89,9 @@ const flatteners: Record<RecordKind, (record: IDataObject) => IDataObject> = {
 	firm: (firm) => {
 		const staff = (Array.isArray(firm.staff) ? firm.staff : []).filter(isObject);
 		const names = (members: IDataObject[]) =>
-			members.map((member) => fullName(member.firstName, member.lastName)).filter((name) => name !== null);
+			members
+				.map((member) => fullName(member.firstName, member.lastName))
+				.filter((name) => name !== null);
 		const listed = (entries: unknown) =>
 			(Array.isArray(entries) ? entries : []).map(nameOf).filter((name) => name !== null);
 		const mlro = staff.find((member) => member.id !== undefined && member.id === firm.mlroStaffId);
@@ -118,8 +129,13 @@ const CLIENT_FIELDS_BY_USE = [
 
 function simplified(kind: RecordKind, record: IDataObject, keep: string[] = []): IDataObject {
 	const flat = flatteners[kind](record);
-	const byUse = kind === 'client' || kind === 'clientListItem' ? CLIENT_FIELDS_BY_USE : Object.keys(flat);
-	const chosen = new Set([...new Set([...keep, ...byUse])].filter((field) => field in flat).slice(0, MAX_SIMPLIFIED_FIELDS));
+	const byUse =
+		kind === 'client' || kind === 'clientListItem' ? CLIENT_FIELDS_BY_USE : Object.keys(flat);
+	const chosen = new Set(
+		[...new Set([...keep, ...byUse])]
+			.filter((field) => field in flat)
+			.slice(0, MAX_SIMPLIFIED_FIELDS),
+	);
 	return Object.fromEntries(Object.entries(flat).filter(([field]) => chosen.has(field)));
 }
 
@@ -147,7 +163,9 @@ export function outputFor(output: Output, kind: RecordKind): (record: IDataObjec
 /** A list of field names from Fields: chosen in the list, or by expression as a list or separated by commas. */
 function fieldNames(value: unknown): string[] {
 	const names = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
-	return names.filter((name): name is string => typeof name === 'string').map((name) => name.trim());
+	return names
+		.filter((name): name is string => typeof name === 'string')
+		.map((name) => name.trim());
 }
 
 /** Output where the node runs as a tool (descriptions/outputFields.ts), else Simplify; version 1 has neither. */
@@ -160,11 +178,16 @@ function outputOf(context: IExecuteSingleFunctions): Output {
 		case 'fields':
 			return { mode: 'selected', fields: fieldNames(context.getNodeParameter('fields', [])) };
 		default:
-			return context.getNodeParameter('simplify', false) === true ? { mode: 'simplified' } : { mode: 'raw' };
+			return context.getNodeParameter('simplify', false) === true
+				? { mode: 'simplified' }
+				: { mode: 'raw' };
 	}
 }
 
-export function recordOutput(context: IExecuteSingleFunctions, kind: RecordKind): (record: IDataObject) => IDataObject {
+export function recordOutput(
+	context: IExecuteSingleFunctions,
+	kind: RecordKind,
+): (record: IDataObject) => IDataObject {
 	return outputFor(outputOf(context), kind);
 }
 

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, PreSendAction } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	PreSendAction,
+} from 'n8n-workflow';
 
 import { checkEmail, type InputPosition, invalid } from './checks';
 import { checkBirthDate, checkDate, checkInstant } from './dates';
@@ -8,7 +13,9 @@ function positionOf(context: IExecuteSingleFunctions): InputPosition {
 }
 
 function readAt(body: IDataObject, path: string): unknown {
-	return path.split('.').reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], body);
+	return path
+		.split('.')
+		.reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], body);
 }
 
 function writeAt(body: IDataObject, path: string, value: unknown): void {
@@ -26,7 +33,8 @@ function bodyField(
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const body = requestOptions.body as IDataObject;
 		const value = readAt(body, path);
-		if (value !== undefined && value !== null) writeAt(body, path, convert(value, positionOf(this), this.getTimezone()));
+		if (value !== undefined && value !== null)
+			writeAt(body, path, convert(value, positionOf(this), this.getTimezone()));
 		return requestOptions;
 	};
 }
@@ -89,12 +97,20 @@ export function clearedFieldsInBody(collection: string, clearable: ClearableFiel
 		for (const field of cleared) {
 			const label = clearable.find((option) => option.value === field)?.name ?? field;
 			if (field in body) {
-				invalid(at, `'${label}' is both set and cleared`, `Remove '${label}' from 'Update Fields', or from 'Fields to Clear'.`);
+				invalid(
+					at,
+					`'${label}' is both set and cleared`,
+					`Remove '${label}' from 'Update Fields', or from 'Fields to Clear'.`,
+				);
 			}
 			body[field] = null;
 		}
 		if (Object.keys(body).length === 0) {
-			invalid(at, 'Nothing to update', "Add at least one field under 'Update Fields', or choose 'Fields to Clear'.");
+			invalid(
+				at,
+				'Nothing to update',
+				"Add at least one field under 'Update Fields', or choose 'Fields to Clear'.",
+			);
 		}
 		return requestOptions;
 	};

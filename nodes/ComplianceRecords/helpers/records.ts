@@ -39,7 +39,12 @@ export const recordUrlPattern = (record: RecordParameter) =>
 	`^\\s*https?://[^\\s/?#]+(?:/[^\\s?#]*)?/${record.collection}/([^\\s/?#]+)/?(?:[?#]\\S*)?\\s*$`;
 
 /** The ID in a record's URL, decoded; any other URL is refused, naming the field, before anything is sent. */
-export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode, itemIndex: number): string {
+export function idInRecordUrl(
+	url: unknown,
+	record: RecordParameter,
+	node: INode,
+	itemIndex: number,
+): string {
 	const given = typeof url === 'string' ? url.trim() : String(url ?? '');
 	const found = new RegExp(recordUrlPattern(record)).exec(given);
 	let id: string | undefined;
@@ -67,7 +72,10 @@ export function idInRecordUrl(url: unknown, record: RecordParameter, node: INode
  */
 export function recordIdOf(context: IExecuteSingleFunctions, record: RecordParameter): unknown {
 	// What n8n's extractValue takes for a picker's value: any object with a mode and a value.
-	const given = context.getNodeParameter(record.parameter, '') as Partial<INodeParameterResourceLocator>;
+	const given = context.getNodeParameter(
+		record.parameter,
+		'',
+	) as Partial<INodeParameterResourceLocator>;
 	if (typeof given === 'object' && given?.mode === 'url') {
 		return idInRecordUrl(given.value, record, context.getNode(), context.getItemIndex());
 	}

@@ -53,7 +53,11 @@ async function prepareServiceRequest(this: IExecuteSingleFunctions, options: IHt
 }
 
 /** An error status that came back (API key requests) goes to the pagination function's catch. */
-async function failOnErrorStatus(this: IExecuteSingleFunctions, items: INodeExecutionData[], response: IN8nHttpFullResponse) {
+async function failOnErrorStatus(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
+) {
 	throwErrorStatus(response);
 	return items;
 }
@@ -95,8 +99,15 @@ export async function routedSend(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	const pacing = { pacer: await executionPacer(context), signal: context.getExecutionCancelSignal() };
-	return await sendWithRetries(async () => await context.makeRoutingRequest(requestData), requestData.options.method ?? 'GET', pacing);
+	const pacing = {
+		pacer: await executionPacer(context),
+		signal: context.getExecutionCancelSignal(),
+	};
+	return await sendWithRetries(
+		async () => await context.makeRoutingRequest(requestData),
+		requestData.options.method ?? 'GET',
+		pacing,
+	);
 }
 
 /**
@@ -129,14 +140,26 @@ interface RecordRouting {
 }
 
 /** Routing of an operation answering one record (`{ data: record }`): one output item. */
-export function recordRouting({ method, path, record, kind, wording }: RecordRouting): INodePropertyRouting {
+export function recordRouting({
+	method,
+	path,
+	record,
+	kind,
+	wording,
+}: RecordRouting): INodePropertyRouting {
 	return {
 		request: { method, url: path },
 		send: {
 			paginate: true,
 			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
 		},
-		output: { postReceive: [failOnErrorStatus, { type: 'rootProperty', properties: { property: 'data' } }, outputStep(kind)] },
+		output: {
+			postReceive: [
+				failOnErrorStatus,
+				{ type: 'rootProperty', properties: { property: 'data' } },
+				outputStep(kind),
+			],
+		},
 		operations: { pagination: sendRecord({ record, wording }) },
 	};
 }

@@ -14,7 +14,8 @@ export interface Sighting {
 export const DATE_RESOLUTION_MS = 1_000;
 
 /** RFC 9110's preferred format (IMF-fixdate), the one origin servers generate. */
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const IMF_FIXDATE =
+	/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /** A lower bound on when the service evaluated a request: its `Date` less the round trip and the header's resolution. */
 export function serviceTimeFromDate(date: unknown, roundTripMs: number): number | undefined {
@@ -26,7 +27,8 @@ export function serviceTimeFromDate(date: unknown, roundTripMs: number): number 
 /** A lower bound on when the service evaluated a listing's first page, from what it listed: -Infinity without sightings. */
 export function firstEvaluationBound(sightings: Iterable<Sighting>): number {
 	let bound = -Infinity;
-	for (const { modifiedAt, lateness } of sightings) bound = Math.max(bound, modifiedAt - Math.ceil(lateness));
+	for (const { modifiedAt, lateness } of sightings)
+		bound = Math.max(bound, modifiedAt - Math.ceil(lateness));
 	return bound;
 }
 
@@ -34,4 +36,3 @@ export function firstEvaluationBound(sightings: Iterable<Sighting>): number {
 export function watermarkAfter(watermark: number, firstEvaluation: number): number {
 	return Math.max(watermark, firstEvaluation - COMMIT_LAG_MS);
 }
-

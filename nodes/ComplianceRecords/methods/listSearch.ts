@@ -1,4 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { PAGES_PER_SEARCH } from '../helpers/records';
 import { listPageOf, pages } from '../transport/paging';
@@ -35,7 +40,10 @@ async function searchList(
 	const typed = wordsOf(filter ?? '');
 	const fetchPage = async ({ limit, cursor }: { limit: number; cursor?: string }) => {
 		const qs = { limit, ...(cursor !== undefined && { cursor }) };
-		return listPageOf(context.getNode(), (await serviceRequest.call(context, { method: 'GET', url: path, qs })).body);
+		return listPageOf(
+			context.getNode(),
+			(await serviceRequest.call(context, { method: 'GET', url: path, qs })).body,
+		);
 	};
 	const results: INodeListSearchItems[] = [];
 	let next: string | undefined;
@@ -51,18 +59,25 @@ async function searchList(
 	return { results, paginationToken: next };
 }
 
-const webUrl = (record: IDataObject) => (record.links as IDataObject | undefined)?.web as string | undefined;
+const webUrl = (record: IDataObject) =>
+	(record.links as IDataObject | undefined)?.web as string | undefined;
 
 const given = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 /** A client by its name, and its reference number when it has one: two clients may share a name. */
 function clientItem(client: IDataObject): INodeListSearchItems {
 	const reference = given(client.referenceNumber) ? ` (${client.referenceNumber})` : '';
-	return { name: `${String(client.name)}${reference}`, value: String(client.id), url: webUrl(client) };
+	return {
+		name: `${String(client.name)}${reference}`,
+		value: String(client.id),
+		url: webUrl(client),
+	};
 }
 
 function individualItem(individual: IDataObject): INodeListSearchItems {
-	const name = [individual.firstName, individual.middleName, individual.lastName].filter(given).join(' ');
+	const name = [individual.firstName, individual.middleName, individual.lastName]
+		.filter(given)
+		.join(' ');
 	return { name, value: String(individual.id), url: webUrl(individual) };
 }
 

@@ -1,9 +1,19 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { BUSINESS_UNIT, fetchFirm, type FirmReference, MANAGER, PARTNER, SERVICE } from '../helpers/firm';
+import {
+	BUSINESS_UNIT,
+	fetchFirm,
+	type FirmReference,
+	MANAGER,
+	PARTNER,
+	SERVICE,
+} from '../helpers/firm';
 
 /** The dropdowns of the client fields, all filled from GET /firm (spec §2.6), sorted by name. */
-async function optionsOf(context: ILoadOptionsFunctions, reference: FirmReference): Promise<INodePropertyOptions[]> {
+async function optionsOf(
+	context: ILoadOptionsFunctions,
+	reference: FirmReference,
+): Promise<INodePropertyOptions[]> {
 	return reference
 		.choices(await fetchFirm(context))
 		.map(({ id, name, description }) => ({ name, value: id, ...(description && { description }) }))
@@ -18,7 +28,9 @@ export async function getManagers(this: ILoadOptionsFunctions): Promise<INodePro
 	return await optionsOf(this, MANAGER);
 }
 
-export async function getBusinessUnits(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getBusinessUnits(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	return await optionsOf(this, BUSINESS_UNIT);
 }
 

@@ -23,7 +23,17 @@ const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /* The service's words in the common error bodies of JSON APIs: a message at the top or nested, a
  * list of errors, RFC 9457 problem details. The keys are tried in this order. */
-const MESSAGE_KEYS = ['detail', 'message', 'error_description', 'errorMessage', 'description', 'msg', 'reason', 'error', 'title'];
+const MESSAGE_KEYS = [
+	'detail',
+	'message',
+	'error_description',
+	'errorMessage',
+	'description',
+	'msg',
+	'reason',
+	'error',
+	'title',
+];
 const LIST_KEYS = ['errors', 'invalid-params', 'invalid_params', 'violations', 'details'];
 const FIELD_KEYS = ['field', 'param', 'parameter', 'pointer', 'path', 'name', 'property'];
 const MAX_LISTED = 3;
@@ -56,11 +66,17 @@ function wordsInJson(value: unknown, depth = 0): string | undefined {
 	if (Array.isArray(value)) return listed(value, depth);
 	if (!isObject(value)) return undefined;
 	const message = MESSAGE_KEYS.map((key) => value[key])
-		.map((candidate) => (typeof candidate === 'string' || typeof candidate === 'object' ? wordsInJson(candidate, depth + 1) : undefined))
+		.map((candidate) =>
+			typeof candidate === 'string' || typeof candidate === 'object'
+				? wordsInJson(candidate, depth + 1)
+				: undefined,
+		)
 		.find((words) => words !== undefined);
 	const list = LIST_KEYS.map((key) => value[key])
 		.filter((candidate) => Array.isArray(candidate) || isObject(candidate))
-		.map((candidate) => (Array.isArray(candidate) ? listed(candidate, depth) : wordsInJson(candidate, depth + 1)))
+		.map((candidate) =>
+			Array.isArray(candidate) ? listed(candidate, depth) : wordsInJson(candidate, depth + 1),
+		)
 		.find((words) => words !== undefined);
 	if (message && list && !message.includes(list)) return `${message}: ${list}`;
 	return message ?? list;
@@ -86,7 +102,9 @@ function htmlSummary(html: string): string {
 	const page = html.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, '');
 	const heading = textOfElement(page, 'title') ?? textOfElement(page, 'h1');
 	const paragraph = textOfElement(page, 'p');
-	const said = [heading, paragraph && paragraph !== heading ? paragraph : undefined].filter(Boolean).join(': ');
+	const said = [heading, paragraph && paragraph !== heading ? paragraph : undefined]
+		.filter(Boolean)
+		.join(': ');
 	return `${said || 'a page with no title'} (an HTML page, likely from a proxy or gateway in front of the service)`;
 }
 
@@ -96,7 +114,8 @@ const looksLikeHtml = (text: string, contentType: string) =>
 /** The service's own words in an error answer, whatever the shape of its body; undefined when it has none. */
 export function serviceWords(answer: Pick<ServiceAnswer, 'body' | 'headers'>): string | undefined {
 	const { headers } = answer;
-	const body = answer.body instanceof Uint8Array ? Buffer.from(answer.body).toString('utf8') : answer.body;
+	const body =
+		answer.body instanceof Uint8Array ? Buffer.from(answer.body).toString('utf8') : answer.body;
 	if (typeof body !== 'string') return wordsInJson(body);
 	const contentType = String(headerOf(headers, 'content-type') ?? '');
 	if (looksLikeHtml(body, contentType)) return htmlSummary(body);

@@ -23,7 +23,12 @@ export function withItem(message: string, itemIndex: number | undefined): string
 }
 
 /** The error of one input item, shown by n8n on that item: what went wrong, and what to do. */
-export function itemError(node: INode, itemIndex: number | undefined, message: string, description: string): NodeOperationError {
+export function itemError(
+	node: INode,
+	itemIndex: number | undefined,
+	message: string,
+	description: string,
+): NodeOperationError {
 	return new NodeOperationError(node, withItem(message, itemIndex), { itemIndex, description });
 }
 
@@ -62,8 +67,10 @@ const HIDDEN = '**hidden**';
 /** The most characters of the service's words an error description quotes. */
 const MAX_QUOTED_CHARS = 300;
 
-const OAUTH2_RECONNECT = "Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.";
-const RETRY_LATER = "Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.";
+const OAUTH2_RECONNECT =
+	"Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.";
+const RETRY_LATER =
+	"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.";
 
 function redact(text: string, secrets: string[]): string {
 	let redacted = text.replace(/Bearer\s+[\w.~+/=-]+/gi, `Bearer ${HIDDEN}`);
@@ -75,7 +82,8 @@ function shortened(text: string): string {
 	return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS - 1)}…` : text;
 }
 
-const plural = (count: number, unit: string) => `${count.toLocaleString('en-US')} ${unit}${count === 1 ? '' : 's'}`;
+const plural = (count: number, unit: string) =>
+	`${count.toLocaleString('en-US')} ${unit}${count === 1 ? '' : 's'}`;
 
 /** A wait in words: "7 seconds", "15 minutes", "2 hours". */
 export function inWords(ms: number): string {
@@ -92,17 +100,28 @@ interface Explanation {
 	failure?: Failure;
 }
 
-function explainAnswer(answer: ServiceAnswer, context: ErrorContext, sending?: Sending): Explanation {
+function explainAnswer(
+	answer: ServiceAnswer,
+	context: ErrorContext,
+	sending?: Sending,
+): Explanation {
 	const { status } = answer;
 	const { record } = context;
 	const askedMs = sending?.declined?.askedMs ?? retryAfterMs(answer.headers);
 	const failure = failureOf(FAILURE_OF_STATUS[status], askedMs);
 	switch (status) {
 		case 400:
-			return { message: 'The service refused the request', advice: 'Correct the value the service names, then run the node again.' };
+			return {
+				message: 'The service refused the request',
+				advice: 'Correct the value the service names, then run the node again.',
+			};
 		case 401:
 			return context.authentication === 'oAuth2'
-				? { message: 'The service refused the OAuth2 connection', advice: OAUTH2_RECONNECT, failure }
+				? {
+						message: 'The service refused the OAuth2 connection',
+						advice: OAUTH2_RECONNECT,
+						failure,
+					}
 				: {
 						message: 'The service refused the API key',
 						advice:
@@ -126,10 +145,18 @@ function explainAnswer(answer: ServiceAnswer, context: ErrorContext, sending?: S
 			if (context.wording?.conflict) return { ...context.wording.conflict };
 			break;
 		case 429:
-			return { message: 'The service is receiving too many requests', advice: rateLimitAdvice(askedMs, sending), failure };
+			return {
+				message: 'The service is receiving too many requests',
+				advice: rateLimitAdvice(askedMs, sending),
+				failure,
+			};
 	}
 	return status >= 500
-		? { message: `The service could not complete the request (HTTP ${status})`, advice: RETRY_LATER, failure }
+		? {
+				message: `The service could not complete the request (HTTP ${status})`,
+				advice: RETRY_LATER,
+				failure,
+			}
 		: {
 				message: `The service answered HTTP ${status}`,
 				advice: "Check the node's parameters and the credential, then run the node again.",
@@ -137,7 +164,8 @@ function explainAnswer(answer: ServiceAnswer, context: ErrorContext, sending?: S
 }
 
 function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string {
-	if (sending?.declined?.byPoll) return 'The trigger keeps its place and tries again at a later poll.';
+	if (sending?.declined?.byPoll)
+		return 'The trigger keeps its place and tries again at a later poll.';
 	const wait = askedMs === undefined ? 'Wait a few minutes' : `Wait ${inWords(askedMs)}`;
 	return `${wait} and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.`;
 }
@@ -145,30 +173,72 @@ function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string
 /** What the retry rules did, in a sentence; nothing for a request sent once and not resent. */
 function triesTold({ tries, declined }: Sending): string | undefined {
 	if (declined) {
-		const allowed = declined.byPoll ? `this poll had ${inWords(declined.allowedMs)} left` : `the node waits at most ${inWords(declined.allowedMs)}`;
+		const allowed = declined.byPoll
+			? `this poll had ${inWords(declined.allowedMs)} left`
+			: `the node waits at most ${inWords(declined.allowedMs)}`;
 		return `It asked to wait ${inWords(declined.askedMs)} before the next request; ${allowed}.`;
 	}
-	return tries > 1 ? `The node sent the request ${tries} times, waiting between tries, and it failed each time.` : undefined;
+	return tries > 1
+		? `The node sent the request ${tries} times, waiting between tries, and it failed each time.`
+		: undefined;
 }
 
 /** A POST is never sent again once the service may have acted on it (pacing.ts): the operation says what that may mean. */
-function mayHaveActed(context: ErrorContext, sending: Sending | undefined, status?: number, code?: string): string | undefined {
-	if (sending?.method !== 'POST' || !((status !== undefined && status >= 500) || (code !== undefined && MAY_HAVE_ARRIVED.includes(code)))) return undefined;
-	return context.wording?.mayHaveActed ?? 'The service may have acted on the request before it failed, so the node did not send it again.';
+function mayHaveActed(
+	context: ErrorContext,
+	sending: Sending | undefined,
+	status?: number,
+	code?: string,
+): string | undefined {
+	if (
+		sending?.method !== 'POST' ||
+		!(
+			(status !== undefined && status >= 500) ||
+			(code !== undefined && MAY_HAVE_ARRIVED.includes(code))
+		)
+	)
+		return undefined;
+	return (
+		context.wording?.mayHaveActed ??
+		'The service may have acted on the request before it failed, so the node did not send it again.'
+	);
 }
 
 const asSentence = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
 
 /** Turns a service answer with an error status into the error the user sees: a short title, the service's words and what to do in the description. */
-export function answerError(node: INode, answer: ServiceAnswer, context: ErrorContext, sending?: Sending): NodeApiError {
+export function answerError(
+	node: INode,
+	answer: ServiceAnswer,
+	context: ErrorContext,
+	sending?: Sending,
+): NodeApiError {
 	const words = serviceWords(answer);
-	const said = words === undefined ? `The service gave no reason (HTTP ${answer.status}).` : `The service said: ${asSentence(redact(shortened(words), context.secrets))}`;
+	const said =
+		words === undefined
+			? `The service gave no reason (HTTP ${answer.status}).`
+			: `The service said: ${asSentence(redact(shortened(words), context.secrets))}`;
 	const { message, advice, failure } = explainAnswer(answer, context, sending);
-	const description = [said, sending && triesTold(sending), mayHaveActed(context, sending, answer.status), advice];
-	return apiError(node, { message, advice: description.filter(Boolean).join(' '), failure }, context, answer.status);
+	const description = [
+		said,
+		sending && triesTold(sending),
+		mayHaveActed(context, sending, answer.status),
+		advice,
+	];
+	return apiError(
+		node,
+		{ message, advice: description.filter(Boolean).join(' '), failure },
+		context,
+		answer.status,
+	);
 }
 
-function apiError(node: INode, { message, advice, failure }: Explanation, context: ErrorContext, status?: number) {
+function apiError(
+	node: INode,
+	{ message, advice, failure }: Explanation,
+	context: ErrorContext,
+	status?: number,
+) {
 	// The raw error stays out: it carries the request, and with it the credential.
 	const error = new NodeApiError(node, { message, ...(status && { status }) } as JsonObject, {
 		message: withItem(message, context.itemIndex),
@@ -183,7 +253,8 @@ function apiError(node: INode, { message, advice, failure }: Explanation, contex
 }
 
 function explainNetwork(code: string, context: ErrorContext): Explanation | undefined {
-	const check = "Check the credential's 'Base URL' and that the service is up, then run the node again.";
+	const check =
+		"Check the credential's 'Base URL' and that the service is up, then run the node again.";
 	const unreachable = failureOf('temporarily-unavailable', undefined);
 	if ((code === 'ECONNABORTED' || code === 'ETIMEDOUT') && context.timeoutMs !== undefined) {
 		const seconds = Math.round(context.timeoutMs / 100) / 10;
@@ -192,16 +263,27 @@ function explainNetwork(code: string, context: ErrorContext): Explanation | unde
 			advice: `Check that the service is up, then run the node again. ${context.timeoutAdvice ?? RETRY_LATER}`,
 		};
 	}
-	if (code === 'ECONNREFUSED') return { message: 'The service refused the connection', advice: check, failure: unreachable };
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { message: "The service's address could not be found", advice: check, failure: unreachable };
-	if (UNREACHABLE.includes(code)) return { message: 'The service could not be reached', advice: check, failure: unreachable };
+	if (code === 'ECONNREFUSED')
+		return { message: 'The service refused the connection', advice: check, failure: unreachable };
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return {
+			message: "The service's address could not be found",
+			advice: check,
+			failure: unreachable,
+		};
+	if (UNREACHABLE.includes(code))
+		return { message: 'The service could not be reached', advice: check, failure: unreachable };
 	if (CLOSED_EARLY.includes(code) || code === 'ECONNABORTED') {
-		return { message: 'The connection to the service closed before it answered', advice: RETRY_LATER };
+		return {
+			message: 'The connection to the service closed before it answered',
+			advice: RETRY_LATER,
+		};
 	}
 	if (code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) {
 		return {
 			message: `The service's TLS certificate was not accepted (${code})`,
-			advice: "Check the credential's 'Base URL': it must be the service's own https:// address, with a valid certificate.",
+			advice:
+				"Check the credential's 'Base URL': it must be the service's own https:// address, with a valid certificate.",
 		};
 	}
 	return undefined;
@@ -212,7 +294,11 @@ function explainNetwork(code: string, context: ErrorContext): Explanation | unde
  * a timeout, an unreachable service, a refused OAuth2 renewal, with what the retry rules did and
  * the cause n8n can act on; what n8n or the node already explained passes on as it is.
  */
-export function requestError(node: INode, error: unknown, context: ErrorContext): ExecutionBaseError {
+export function requestError(
+	node: INode,
+	error: unknown,
+	context: ErrorContext,
+): ExecutionBaseError {
 	const { cause, sending } = unwrapped(error);
 	const answer = answerIn(cause);
 	if (answer) return answerError(node, answer, context, sending);
@@ -220,13 +306,29 @@ export function requestError(node: INode, error: unknown, context: ErrorContext)
 	if (context.authentication === 'oAuth2' && refusedRefresh(thrown)) {
 		const said = redact(String(thrown.message), context.secrets);
 		const advice = `The authorization server said: ${asSentence(said)} ${OAUTH2_RECONNECT}`;
-		return apiError(node, { message: 'The service refused the OAuth2 connection', advice, failure: { cause: 'credential-invalid' } }, context);
+		return apiError(
+			node,
+			{
+				message: 'The service refused the OAuth2 connection',
+				advice,
+				failure: { cause: 'credential-invalid' },
+			},
+			context,
+		);
 	}
 	const code = networkCode(cause);
 	const network = code === undefined ? undefined : explainNetwork(code, context);
 	if (network) {
-		const advice = [sending && triesTold(sending), mayHaveActed(context, sending, undefined, code), network.advice].filter(Boolean).join(' ');
+		const advice = [
+			sending && triesTold(sending),
+			mayHaveActed(context, sending, undefined, code),
+			network.advice,
+		]
+			.filter(Boolean)
+			.join(' ');
 		return apiError(node, { ...network, advice }, context);
 	}
-	return cause instanceof ExecutionBaseError ? cause : new NodeApiError(node, cause as JsonObject, { itemIndex: context.itemIndex });
+	return cause instanceof ExecutionBaseError
+		? cause
+		: new NodeApiError(node, cause as JsonObject, { itemIndex: context.itemIndex });
 }

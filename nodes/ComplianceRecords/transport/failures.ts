@@ -15,7 +15,11 @@ export class ErrorStatus extends Error {
 /** Throws a response with an error status as an {@link ErrorStatus}; a success passes. */
 export function throwErrorStatus(response: IN8nHttpFullResponse): void {
 	if (response.statusCode >= 400) {
-		throw new ErrorStatus({ status: response.statusCode, body: response.body, headers: (response.headers ?? {}) as IDataObject });
+		throw new ErrorStatus({
+			status: response.statusCode,
+			body: response.body,
+			headers: (response.headers ?? {}) as IDataObject,
+		});
 	}
 }
 
@@ -56,7 +60,8 @@ export function answerIn(error: unknown): ServiceAnswer | undefined {
 export function networkCode(error: unknown): string | undefined {
 	const thrown = unwrapped(error).cause as ThrownError;
 	return [thrown.cause?.code, thrown.httpCode].find(
-		(code): code is string => typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code),
+		(code): code is string =>
+			typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code),
 	);
 }
 
@@ -80,7 +85,9 @@ export class FailedRequest extends Error {
 }
 
 export const unwrapped = (error: unknown): { cause: unknown; sending?: Sending } =>
-	error instanceof FailedRequest ? { cause: error.cause, sending: error.sending } : { cause: error };
+	error instanceof FailedRequest
+		? { cause: error.cause, sending: error.sending }
+		: { cause: error };
 
 /** What a failure proves, for n8n (its poll scheduler backs a trigger off by it); nothing when it proves nothing. */
 export const FAILURE_OF_STATUS: Record<number, Failure['cause']> = {
@@ -92,7 +99,13 @@ export const FAILURE_OF_STATUS: Record<number, Failure['cause']> = {
 };
 
 /** Network codes of a service that could not be reached at all: nothing was sent. */
-export const UNREACHABLE = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
+export const UNREACHABLE = [
+	'ECONNREFUSED',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+];
 
 /** The connection closed before the answer: the request may have arrived. */
 export const CLOSED_EARLY = ['ECONNRESET', 'EPIPE'];
@@ -100,9 +113,13 @@ export const CLOSED_EARLY = ['ECONNRESET', 'EPIPE'];
 /** Codes after which a request may have reached the service: it timed out, or the connection closed early. */
 export const MAY_HAVE_ARRIVED = ['ECONNABORTED', 'ETIMEDOUT', ...CLOSED_EARLY];
 
-export function failureOf(cause: Failure['cause'] | undefined, waitMs: number | undefined): Failure | undefined {
+export function failureOf(
+	cause: Failure['cause'] | undefined,
+	waitMs: number | undefined,
+): Failure | undefined {
 	if (cause === undefined) return undefined;
-	if (cause === 'rate-limited' || cause === 'temporarily-unavailable') return { cause, ...(waitMs && { retryAfterMs: waitMs }) };
+	if (cause === 'rate-limited' || cause === 'temporarily-unavailable')
+		return { cause, ...(waitMs && { retryAfterMs: waitMs }) };
 	return { cause } as Failure;
 }
 
@@ -117,5 +134,8 @@ export function isTemporary(error: unknown): boolean {
  * (its error carries the code EAUTH; n8n 1.x keeps only that code, 2.x the whole error).
  */
 export function refusedRefresh(thrown: ThrownError): boolean {
-	return thrown.httpCode === 'EAUTH' || (thrown.cause?.code === 'EAUTH' && typeof thrown.cause.body?.error === 'string');
+	return (
+		thrown.httpCode === 'EAUTH' ||
+		(thrown.cause?.code === 'EAUTH' && typeof thrown.cause.body?.error === 'string')
+	);
 }

@@ -1,7 +1,14 @@
 import { sleep } from 'n8n-workflow';
 
 import { retryAfterMs } from './answers';
-import { answerIn, CLOSED_EARLY, FailedRequest, networkCode, type Sending, UNREACHABLE } from './failures';
+import {
+	answerIn,
+	CLOSED_EARLY,
+	FailedRequest,
+	networkCode,
+	type Sending,
+	UNREACHABLE,
+} from './failures';
 
 /*
  * The one rule for what is sent again, and how fast an execution sends: every request of both
@@ -40,7 +47,8 @@ const PROBE_STEP = 1.02;
 type Verdict = { resend: false } | { resend: true; waitMs: number; throttled: boolean };
 
 /** `FIRST_BACKOFF_MS` doubled per try so far, between 50% and 100% of that (jitter, so that items do not retry together). */
-const backoffMs = (tries: number) => FIRST_BACKOFF_MS * 2 ** (tries - 1) * (0.5 + Math.random() / 2);
+const backoffMs = (tries: number) =>
+	FIRST_BACKOFF_MS * 2 ** (tries - 1) * (0.5 + Math.random() / 2);
 
 function verdictOn(error: unknown, method: string, tries: number): Verdict {
 	const answer = answerIn(error);
@@ -48,11 +56,15 @@ function verdictOn(error: unknown, method: string, tries: number): Verdict {
 		const waitMs = retryAfterMs(answer.headers) ?? backoffMs(tries);
 		// A 429 changed nothing, whatever the method.
 		if (answer.status === 429) return { resend: true, waitMs, throttled: true };
-		if ([502, 503, 504].includes(answer.status) && REPEATABLE.has(method)) return { resend: true, waitMs, throttled: false };
+		if ([502, 503, 504].includes(answer.status) && REPEATABLE.has(method))
+			return { resend: true, waitMs, throttled: false };
 		return { resend: false };
 	}
 	const code = networkCode(error);
-	if (code !== undefined && (RESENDABLE_UNSENT.has(code) || (RESENDABLE_IF_REPEATABLE.has(code) && REPEATABLE.has(method)))) {
+	if (
+		code !== undefined &&
+		(RESENDABLE_UNSENT.has(code) || (RESENDABLE_IF_REPEATABLE.has(code) && REPEATABLE.has(method)))
+	) {
 		return { resend: true, waitMs: backoffMs(tries), throttled: false };
 	}
 	return { resend: false };
@@ -118,14 +130,22 @@ export class Pacer {
 	/** Resolves when the request may start, holding one of the places in flight; see {@link done}. */
 	async turn({ method, sent, signal, roomToWaitMs }: Turn): Promise<number> {
 		if (this.inFlight < this.maxInFlight && this.queued.length === 0) this.inFlight++;
-		else await new Promise<void>((resolve) => (sent > 0 ? this.queued.unshift(resolve) : this.queued.push(resolve)));
+		else
+			await new Promise<void>((resolve) =>
+				sent > 0 ? this.queued.unshift(resolve) : this.queued.push(resolve),
+			);
 		let started = false;
 		try {
 			for (;;) {
 				const now = performance.now();
 				if (this.pausedUntil > now) {
 					const waitMs = this.pausedUntil - now;
-					const declined = refusedWait(this.pausedBy, { method, tries: sent }, waitMs, roomToWaitMs());
+					const declined = refusedWait(
+						this.pausedBy,
+						{ method, tries: sent },
+						waitMs,
+						roomToWaitMs(),
+					);
 					if (declined) throw declined;
 					await pause(waitMs, signal);
 					continue;
@@ -154,7 +174,8 @@ export class Pacer {
 	done(startedAt: number, throttled?: { waitMs: number; refusal: unknown }): void {
 		this.leave();
 		const now = performance.now();
-		while (this.accepted.length > 0 && this.accepted[0] < now - RATE_WINDOW_MS) this.accepted.shift();
+		while (this.accepted.length > 0 && this.accepted[0] < now - RATE_WINDOW_MS)
+			this.accepted.shift();
 		if (!throttled) {
 			this.accepted.push(startedAt);
 			return;
@@ -192,9 +213,22 @@ export interface Pacing {
 }
 
 /** The failure to throw instead of waiting `waitMs`, when that is longer than the node waits or than `roomMs`. */
-function refusedWait(refusal: unknown, sending: Sending, waitMs: number, roomMs: number): FailedRequest | undefined {
-	if (waitMs > roomMs) return new FailedRequest(refusal, { ...sending, declined: { askedMs: waitMs, allowedMs: Math.max(0, roomMs), byPoll: true } });
-	if (waitMs > MAX_WAIT_MS) return new FailedRequest(refusal, { ...sending, declined: { askedMs: waitMs, allowedMs: MAX_WAIT_MS, byPoll: false } });
+function refusedWait(
+	refusal: unknown,
+	sending: Sending,
+	waitMs: number,
+	roomMs: number,
+): FailedRequest | undefined {
+	if (waitMs > roomMs)
+		return new FailedRequest(refusal, {
+			...sending,
+			declined: { askedMs: waitMs, allowedMs: Math.max(0, roomMs), byPoll: true },
+		});
+	if (waitMs > MAX_WAIT_MS)
+		return new FailedRequest(refusal, {
+			...sending,
+			declined: { askedMs: waitMs, allowedMs: MAX_WAIT_MS, byPoll: false },
+		});
 	return undefined;
 }
 
@@ -222,7 +256,10 @@ export async function sendWithRetries<T>(
 		}
 		const { error } = outcome;
 		const verdict = verdictOn(error, method, tries);
-		pacer.done(startedAt, verdict.resend && verdict.throttled ? { waitMs: verdict.waitMs, refusal: error } : undefined);
+		pacer.done(
+			startedAt,
+			verdict.resend && verdict.throttled ? { waitMs: verdict.waitMs, refusal: error } : undefined,
+		);
 		// Explained as an n8n error by the caller (errors.ts requestError), with what was tried.
 		if (!verdict.resend || tries >= MAX_TRIES) throw new FailedRequest(error, { method, tries });
 		const declined = refusedWait(error, { method, tries }, verdict.waitMs, roomToWaitMs());

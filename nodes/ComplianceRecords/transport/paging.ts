@@ -12,7 +12,10 @@ export interface ListPage<T = IDataObject> {
 }
 
 /** Asks the service for one page: `cursor` is absent on the first request. */
-export type FetchPage<T = IDataObject> = (query: { limit: number; cursor?: string }) => Promise<ListPage<T>>;
+export type FetchPage<T = IDataObject> = (query: {
+	limit: number;
+	cursor?: string;
+}) => Promise<ListPage<T>>;
 
 /** One page as the loop hands it on: its records, the cursor of the page after it if any, and the list's total. */
 export interface Page<T = IDataObject> {
@@ -37,7 +40,11 @@ export async function* pages<T = IDataObject>(
 		const records = page.data.slice(0, wanted - received);
 		received += records.length;
 		cursor = page.data.length > 0 && page.meta?.next_cursor ? page.meta.next_cursor : undefined;
-		yield { records, next: cursor, total: typeof page.meta?.total === 'number' ? page.meta.total : undefined };
+		yield {
+			records,
+			next: cursor,
+			total: typeof page.meta?.total === 'number' ? page.meta.total : undefined,
+		};
 	} while (cursor !== undefined && received < wanted);
 }
 

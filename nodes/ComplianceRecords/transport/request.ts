@@ -41,12 +41,17 @@ function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 		});
 	}
 	const problem = insecureUrlProblem(baseUrl);
-	if (problem) throw new NodeOperationError(node, "Insecure or invalid 'Base URL'", { description: problem });
+	if (problem)
+		throw new NodeOperationError(node, "Insecure or invalid 'Base URL'", { description: problem });
 	return baseUrl;
 }
 
 /** Applies the service's rules to a request about to be sent. */
-export function prepareRequest(options: IHttpRequestOptions, node: INode, authentication: Authentication): IHttpRequestOptions {
+export function prepareRequest(
+	options: IHttpRequestOptions,
+	node: INode,
+	authentication: Authentication,
+): IHttpRequestOptions {
 	options.baseURL = checkedBaseUrl(options.baseURL, node);
 	options.headers = { ...options.headers, ...SERVICE_HEADERS };
 	options.json = true;
@@ -61,16 +66,23 @@ export function prepareRequest(options: IHttpRequestOptions, node: INode, authen
 /** Values that must never reach an error message, whatever the service echoes back. */
 export function credentialSecrets(credentials: ICredentialDataDecryptedObject): string[] {
 	const token = (credentials.oauthTokenData ?? {}) as IDataObject;
-	return [credentials.apiKey, credentials.clientSecret, token.access_token, token.refresh_token].filter(
-		(value): value is string => typeof value === 'string' && value.length > 0,
-	);
+	return [
+		credentials.apiKey,
+		credentials.clientSecret,
+		token.access_token,
+		token.refresh_token,
+	].filter((value): value is string => typeof value === 'string' && value.length > 0);
 }
 
 /**
  * Hands n8n the credential the node has read, so that n8n does not load and decrypt it again for
  * the request. OAuth2 requests read it themselves, so that n8n can renew the token.
  */
-function alreadyRead(node: INode, type: string, data: ICredentialDataDecryptedObject): IAdditionalCredentialOptions {
+function alreadyRead(
+	node: INode,
+	type: string,
+	data: ICredentialDataDecryptedObject,
+): IAdditionalCredentialOptions {
 	const stored = node.credentials?.[type];
 	return { credentialsDecrypted: { id: stored?.id ?? '', name: stored?.name ?? type, type, data } };
 }
@@ -106,7 +118,10 @@ interface ServiceResponse {
  * declarative routing does not run: the trigger, the dropdowns and lookups; sent again when the
  * retry rules allow (pacing.ts).
  */
-export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
+export async function serviceRequest(
+	this: ServiceContext,
+	request: ServiceRequest,
+): Promise<ServiceResponse> {
 	const node = this.getNode();
 	const authentication = authenticationOf(this);
 	const credentialType = credentialTypeFor(authentication);

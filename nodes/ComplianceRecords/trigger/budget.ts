@@ -25,7 +25,9 @@ export class PollBudget {
 
 	constructor(private readonly context: IPollFunctions) {
 		this.budgetMs =
-			typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
+			typeof context.getPollBudgetMs === 'function'
+				? context.getPollBudgetMs()
+				: DEFAULT_POLL_BUDGET_MS;
 	}
 
 	elapsed(): number {

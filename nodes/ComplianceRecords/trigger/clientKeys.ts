@@ -1,6 +1,5 @@
 import { createHash } from 'crypto';
 
-
 /** 48 bits of the ID's SHA-256: keys are compared only within one event time, so collisions are negligible. */
 export const CLIENT_KEY_LENGTH = 8;
 export function clientKey(clientId: string): string {
@@ -8,7 +7,9 @@ export function clientKey(clientId: string): string {
 }
 
 /** Client keys grouped by a label, as static data: `{ label: the group's keys, sorted and concatenated }`. */
-export function encodeKeyGroups(groups: Iterable<[string, Iterable<string>]>): Record<string, string> {
+export function encodeKeyGroups(
+	groups: Iterable<[string, Iterable<string>]>,
+): Record<string, string> {
 	const encoded: Record<string, string> = {};
 	for (const [label, keys] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
 		encoded[label] = [...keys].sort().join('');
@@ -17,13 +18,18 @@ export function encodeKeyGroups(groups: Iterable<[string, Iterable<string>]>): R
 }
 
 /** Reads what {@link encodeKeyGroups} wrote, each label checked by `isLabel`; undefined when it is not that shape. */
-export function decodeKeyGroups(encoded: unknown, isLabel: (label: string) => boolean): Map<string, string[]> | undefined {
+export function decodeKeyGroups(
+	encoded: unknown,
+	isLabel: (label: string) => boolean,
+): Map<string, string[]> | undefined {
 	if (typeof encoded !== 'object' || encoded === null || Array.isArray(encoded)) return undefined;
 	const groups = new Map<string, string[]>();
 	for (const [label, keys] of Object.entries(encoded)) {
-		if (!isLabel(label) || typeof keys !== 'string' || keys.length % CLIENT_KEY_LENGTH !== 0) return undefined;
+		if (!isLabel(label) || typeof keys !== 'string' || keys.length % CLIENT_KEY_LENGTH !== 0)
+			return undefined;
 		const group: string[] = [];
-		for (let at = 0; at < keys.length; at += CLIENT_KEY_LENGTH) group.push(keys.slice(at, at + CLIENT_KEY_LENGTH));
+		for (let at = 0; at < keys.length; at += CLIENT_KEY_LENGTH)
+			group.push(keys.slice(at, at + CLIENT_KEY_LENGTH));
 		groups.set(label, group);
 	}
 	return groups;

@@ -23,7 +23,7 @@ export const triggerProperties: INodeProperties[] = [
 				value: 'clientModified',
 				action: 'On client created or modified',
 				description:
-					"A client was created, or it, its person or organisation, or its AML determination changed. Each change starts the workflow once, with the client as it is now; changes made before the workflow was activated do not.",
+					'A client was created, or it, its person or organisation, or its AML determination changed. Each change starts the workflow once, with the client as it is now; changes made before the workflow was activated do not.',
 			},
 			{
 				name: 'Review Due',
@@ -60,7 +60,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether to read each client in full (partner, manager, business unit, services, person or organisation) rather than as the client list shows it; Simplify then keeps its partner and manager by name. Costs one request more per client.",
+					'Whether to read each client in full (partner, manager, business unit, services, person or organisation) rather than as the client list shows it; Simplify then keeps its partner and manager by name. Costs one request more per client.',
 			},
 		],
 	},

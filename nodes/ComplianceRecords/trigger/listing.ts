@@ -21,8 +21,13 @@ interface ReceivedPage {
  * The trigger's `GET /clients` for the one paging loop (`pages()`): every client modified at or
  * after `since` (every client when undefined). `received()` describes the page last fetched.
  */
-export function clientPages(context: IPollFunctions, budget: PollBudget, since: number | undefined) {
-	const filter: IDataObject = since === undefined ? {} : { sinceModifiedAt: new Date(since).toISOString() };
+export function clientPages(
+	context: IPollFunctions,
+	budget: PollBudget,
+	since: number | undefined,
+) {
+	const filter: IDataObject =
+		since === undefined ? {} : { sinceModifiedAt: new Date(since).toISOString() };
 	let firstRequestAt: number | undefined;
 	let last: ReceivedPage | undefined;
 	const fetchPage = async (paging: { limit: number; cursor?: string }) => {
@@ -37,7 +42,8 @@ export function clientPages(context: IPollFunctions, budget: PollBudget, since: 
 				pacing: budget.pacing,
 			}),
 		);
-		if (!Array.isArray(body?.data)) throw unreadable(context, 'a page of the client list holds no list');
+		if (!Array.isArray(body?.data))
+			throw unreadable(context, 'a page of the client list holds no list');
 		const receivedAt = budget.elapsed();
 		last = {
 			lateness: receivedAt - firstRequestAt,
@@ -64,7 +70,8 @@ export async function listClients(
 	for await (const { records } of pages(fetchPage)) {
 		for (const client of records) {
 			const known = newest.get(client.id);
-			if (!known || Date.parse(known.lastModifiedAt) <= Date.parse(client.lastModifiedAt)) newest.set(client.id, client);
+			if (!known || Date.parse(known.lastModifiedAt) <= Date.parse(client.lastModifiedAt))
+				newest.set(client.id, client);
 		}
 	}
 	return [...newest.values()];
@@ -74,16 +81,29 @@ export async function listClients(
  * The service's time, as a lower bound (epoch ms), from the `Date` of its answer to the cheapest
  * list request there is; undefined when the answer has no usable `Date`.
  */
-export async function serviceTime(this: IPollFunctions, budget: PollBudget): Promise<number | undefined> {
+export async function serviceTime(
+	this: IPollFunctions,
+	budget: PollBudget,
+): Promise<number | undefined> {
 	const sentAt = budget.elapsed();
 	const { headers } = await budget.within(
-		serviceRequest.call(this, { method: 'GET', url: '/clients', qs: { limit: 1 }, timeoutMs: budget.requestTimeout(), pacing: budget.pacing }),
+		serviceRequest.call(this, {
+			method: 'GET',
+			url: '/clients',
+			qs: { limit: 1 },
+			timeoutMs: budget.requestTimeout(),
+			pacing: budget.pacing,
+		}),
 	);
 	return serviceTimeFromDate(headerOf(headers, 'date'), budget.elapsed() - sentAt);
 }
 
 /** GET /clients/{id}: the client with partner, manager, business unit and services. */
-export async function fetchFullClient(this: IPollFunctions, budget: PollBudget, id: string): Promise<Client> {
+export async function fetchFullClient(
+	this: IPollFunctions,
+	budget: PollBudget,
+	id: string,
+): Promise<Client> {
 	const { body } = await budget.within(
 		serviceRequest.call(this, {
 			method: 'GET',

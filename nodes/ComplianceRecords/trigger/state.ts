@@ -22,7 +22,8 @@ export type SavedState = (
 	startedAt?: number;
 };
 
-const isoOrNull = (time: number | undefined) => (time !== undefined && Number.isFinite(time) ? new Date(time).toISOString() : null);
+const isoOrNull = (time: number | undefined) =>
+	time !== undefined && Number.isFinite(time) ? new Date(time).toISOString() : null;
 
 function timeOf(value: unknown, absent: number | undefined): number | undefined | null {
 	if (value === null) return absent ?? null;
@@ -30,17 +31,21 @@ function timeOf(value: unknown, absent: number | undefined): number | undefined 
 	return Number.isNaN(time) ? undefined : time;
 }
 
-const isKey = (value: unknown) => value === undefined || (typeof value === 'string' && value.length === CLIENT_KEY_LENGTH);
+const isKey = (value: unknown) =>
+	value === undefined || (typeof value === 'string' && value.length === CLIENT_KEY_LENGTH);
 
 type DecodedSweep = Omit<StreamSweep, 'seen'> & ReviewSweep & { seen?: Seen };
 
 function decodeSweep(encoded: unknown, since: number | undefined): DecodedSweep | undefined | null {
 	if (encoded === undefined) return undefined;
 	if (typeof encoded !== 'object' || encoded === null) return null;
-	const { next, firstEvaluation, last, replayUntil, seen, recording, scan } = encoded as IDataObject;
+	const { next, firstEvaluation, last, replayUntil, seen, recording, scan } =
+		encoded as IDataObject;
 	const evaluated = timeOf(firstEvaluation, -Infinity);
-	if (typeof evaluated !== 'number' || (next !== undefined && typeof next !== 'string')) return null;
-	if (!isKey(last) || !isKey(replayUntil) || (scan !== undefined && typeof scan !== 'string')) return null;
+	if (typeof evaluated !== 'number' || (next !== undefined && typeof next !== 'string'))
+		return null;
+	if (!isKey(last) || !isKey(replayUntil) || (scan !== undefined && typeof scan !== 'string'))
+		return null;
 	const decoded: DecodedSweep = { firstEvaluation: evaluated };
 	if (next !== undefined) decoded.next = next as string;
 	if (last !== undefined) decoded.last = last as string;
@@ -68,7 +73,11 @@ function encodeSweep(sweep: DecodedSweep, since: number | undefined): IDataObjec
 }
 
 /** The saved state of this configuration, in this format or 0.1.0's; undefined starts over as on activation. */
-function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number): SavedState | undefined {
+function readState(
+	staticData: unknown,
+	event: TriggerEvent,
+	reviewDays?: number,
+): SavedState | undefined {
 	if (typeof staticData !== 'object' || staticData === null) return undefined;
 	const data = staticData as IDataObject;
 	if ((data.version !== 1 && data.version !== VERSION) || data.event !== event) return undefined;
@@ -86,19 +95,33 @@ function readState(staticData: unknown, event: TriggerEvent, reviewDays?: number
 		const stream: StreamState = { cursor: { since, seen } };
 		if (sweep) {
 			const { next, firstEvaluation, last, replayUntil, recording } = sweep;
-			stream.sweep = { next, firstEvaluation, last, replayUntil, recording, seen: sweep.seen ?? new Map() };
+			stream.sweep = {
+				next,
+				firstEvaluation,
+				last,
+				replayUntil,
+				recording,
+				seen: sweep.seen ?? new Map(),
+			};
 		}
 		return { event, stream, startedAt };
 	}
 	const due = DueMemory.decode(data.due);
-	if (!due || (data.scannedOn !== undefined && typeof data.scannedOn !== 'string')) return undefined;
-	const review: ReviewState = { since: since ?? undefined, scannedOn: data.scannedOn as string | undefined, due };
+	if (!due || (data.scannedOn !== undefined && typeof data.scannedOn !== 'string'))
+		return undefined;
+	const review: ReviewState = {
+		since: since ?? undefined,
+		scannedOn: data.scannedOn as string | undefined,
+		due,
+	};
 	if (sweep) review.sweep = sweep;
 	return { event, reviewDays: reviewDays as number, review, startedAt };
 }
 
 function startedAtOf(data: IDataObject): number | undefined {
-	return typeof data.startedAt === 'number' && Number.isFinite(data.startedAt) ? data.startedAt : undefined;
+	return typeof data.startedAt === 'number' && Number.isFinite(data.startedAt)
+		? data.startedAt
+		: undefined;
 }
 
 /** The node's own state; else the activation copy, when n8n kept nothing the node wrote since. */
@@ -112,7 +135,10 @@ export function stateToResume(
 	if (own) return own;
 	const copy = readState(activationCopy, event, reviewDays);
 	if (!copy) return undefined;
-	return isUnused(staticData) || (copy.startedAt ?? -Infinity) > (startedAtOf(staticData) ?? -Infinity) ? copy : undefined;
+	return isUnused(staticData) ||
+		(copy.startedAt ?? -Infinity) > (startedAtOf(staticData) ?? -Infinity)
+		? copy
+		: undefined;
 }
 
 export function generationOf(staticData: IDataObject): number {
@@ -146,7 +172,11 @@ function encodeState(state: SavedState, generation: number): IDataObject {
  * Writes the state, top-level keys assigned (n8n's change tracking watches one level deep), unless
  * an overlapping poll committed since this one started: it emitted all this one found.
  */
-export function commitState(staticData: IDataObject, startedFrom: number, state: SavedState): boolean {
+export function commitState(
+	staticData: IDataObject,
+	startedFrom: number,
+	state: SavedState,
+): boolean {
 	if (generationOf(staticData) !== startedFrom) return false;
 	const encoded = encodeState(state, startedFrom + 1);
 	for (const key of Object.keys(staticData)) if (!(key in encoded)) delete staticData[key];
@@ -158,6 +188,10 @@ export function activationCopyKey(nodeName: string): string {
 	return `complianceRecordsTrigger:${nodeName}`;
 }
 
-export function keepActivationCopy(workflowStaticData: IDataObject, nodeName: string, state: SavedState): void {
+export function keepActivationCopy(
+	workflowStaticData: IDataObject,
+	nodeName: string,
+	state: SavedState,
+): void {
 	workflowStaticData[activationCopyKey(nodeName)] = encodeState(state, 1);
 }

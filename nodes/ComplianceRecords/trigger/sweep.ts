@@ -70,13 +70,22 @@ export async function sweep(
 		for await (const { records: clients, next } of pages(fetchPage, { from: progress.next })) {
 			const page = received();
 			if (measuring) {
-				const sightings = clients.map((client) => ({ modifiedAt: Date.parse(client.lastModifiedAt), lateness: page.lateness }));
-				const pageOne = pageStart === undefined && page.serviceTime !== undefined ? page.serviceTime : -Infinity;
-				progress.firstEvaluation = Math.max(progress.firstEvaluation, pageOne, firstEvaluationBound(sightings));
+				const sightings = clients.map((client) => ({
+					modifiedAt: Date.parse(client.lastModifiedAt),
+					lateness: page.lateness,
+				}));
+				const pageOne =
+					pageStart === undefined && page.serviceTime !== undefined ? page.serviceTime : -Infinity;
+				progress.firstEvaluation = Math.max(
+					progress.firstEvaluation,
+					pageOne,
+					firstEvaluationBound(sightings),
+				);
 			}
 			const listed = clients.map((client) => {
 				const replayed = progress.replayUntil !== undefined;
-				if (replayed && clientKey(client.id) === progress.replayUntil) progress.replayUntil = undefined;
+				if (replayed && clientKey(client.id) === progress.replayUntil)
+					progress.replayUntil = undefined;
 				return { client, replayed };
 			});
 			handling = true;
@@ -104,7 +113,8 @@ export async function sweep(
 		throw error;
 	};
 	const outcome = await run().catch((error: unknown) => {
-		if (progress.next !== undefined && progress.next === saved?.next && isRefusal(error)) return 'refused' as const;
+		if (progress.next !== undefined && progress.next === saved?.next && isRefusal(error))
+			return 'refused' as const;
 		return stopWhenLimited(error);
 	});
 	let complete: boolean;

@@ -10,7 +10,14 @@ import type { Client } from './validation';
 const SAMPLE_SIZE = 5;
 
 const MINUTE = 60 * 1000;
-const SPANS_MS = [10 * MINUTE, 60 * MINUTE, 24 * 60 * MINUTE, 7 * 24 * 60 * MINUTE, 30 * 24 * 60 * MINUTE, 365 * 24 * 60 * MINUTE];
+const SPANS_MS = [
+	10 * MINUTE,
+	60 * MINUTE,
+	24 * 60 * MINUTE,
+	7 * 24 * 60 * MINUTE,
+	30 * 24 * 60 * MINUTE,
+	365 * 24 * 60 * MINUTE,
+];
 
 /** Up to {@link SAMPLE_SIZE} clients with the newest events, newest first. */
 export async function latestEvents(
@@ -22,8 +29,9 @@ export async function latestEvents(
 		const clients = await listClients.call(this, budget, since);
 		return clients
 			.map((client) => ({ client, time: eventTime(client) }))
-			.filter((event): event is { client: Client; time: number } =>
-				event.time !== undefined && (since === undefined || event.time >= since),
+			.filter(
+				(event): event is { client: Client; time: number } =>
+					event.time !== undefined && (since === undefined || event.time >= since),
 			);
 	};
 	const newest = (events: Array<{ client: Client; time: number }>) =>

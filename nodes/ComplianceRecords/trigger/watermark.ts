@@ -17,10 +17,16 @@ export interface HandledChange {
 	eventTime: number;
 }
 
-const inSeen = (seen: Seen, key: string, eventTime: number) => seen.get(eventTime)?.has(key) === true;
+const inSeen = (seen: Seen, key: string, eventTime: number) =>
+	seen.get(eventTime)?.has(key) === true;
 
 /** A change is new when it is at or after the watermark and in none of the seen sets. */
-export function isNewChange(cursor: StreamCursor, clientId: string, eventTime: number, alsoSeen: Seen[] = []): boolean {
+export function isNewChange(
+	cursor: StreamCursor,
+	clientId: string,
+	eventTime: number,
+	alsoSeen: Seen[] = [],
+): boolean {
 	if (eventTime < cursor.since) return false;
 	const key = clientKey(clientId);
 	return [cursor.seen, ...alsoSeen].every((seen) => !inSeen(seen, key, eventTime));
@@ -74,12 +80,16 @@ export function sweepSeenAfterStop(
 
 /** The seen set as static data: event times as base-36 offsets from the watermark (about 8 bytes a client). */
 export function encodeSeen(cursor: StreamCursor): Record<string, string> {
-	return encodeKeyGroups([...cursor.seen].map(([time, keys]) => [(time - cursor.since).toString(36), keys]));
+	return encodeKeyGroups(
+		[...cursor.seen].map(([time, keys]) => [(time - cursor.since).toString(36), keys]),
+	);
 }
 
 /** Reads what {@link encodeSeen} wrote; undefined when it is not that shape. */
 export function decodeSeen(encoded: unknown, since: number): Seen | undefined {
 	const groups = decodeKeyGroups(encoded, (offset) => /^[0-9a-z]+$/.test(offset));
 	if (!groups) return undefined;
-	return new Map([...groups].map(([offset, keys]) => [since + parseInt(offset, 36), new Set(keys)]));
+	return new Map(
+		[...groups].map(([offset, keys]) => [since + parseInt(offset, 36), new Set(keys)]),
+	);
 }

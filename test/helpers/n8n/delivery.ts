@@ -40,7 +40,9 @@ export function countDelivery(changes: Change[], emissions: Emission[]): Deliver
 	const lost = changes.filter(
 		(change) =>
 			!emissions.some(
-				(emission) => emission.clientId === change.clientId && at(emission.lastModifiedAt) >= at(change.lastModifiedAt),
+				(emission) =>
+					emission.clientId === change.clientId &&
+					at(emission.lastModifiedAt) >= at(change.lastModifiedAt),
 			),
 	);
 	const byState = new Map<string, Emission[]>();
@@ -50,20 +52,36 @@ export function countDelivery(changes: Change[], emissions: Emission[]): Deliver
 	}
 	const repeated = [...byState.values()]
 		.filter((same) => same.length > 1)
-		.map((same) => ({ clientId: same[0].clientId, lastModifiedAt: same[0].lastModifiedAt, executions: same.map((emission) => emission.executionId) }));
-	const logged = new Set(changes.map((change) => `${change.clientId}@${at(change.lastModifiedAt)}`));
-	const unexpected = emissions.filter((emission) => !logged.has(`${emission.clientId}@${at(emission.lastModifiedAt)}`));
+		.map((same) => ({
+			clientId: same[0].clientId,
+			lastModifiedAt: same[0].lastModifiedAt,
+			executions: same.map((emission) => emission.executionId),
+		}));
+	const logged = new Set(
+		changes.map((change) => `${change.clientId}@${at(change.lastModifiedAt)}`),
+	);
+	const unexpected = emissions.filter(
+		(emission) => !logged.has(`${emission.clientId}@${at(emission.lastModifiedAt)}`),
+	);
 	return { changes: changes.length, emissions: emissions.length, lost, repeated, unexpected };
 }
 
 /** Every client a published trigger emitted so far: the trigger node's output in each execution. */
-export async function triggerEmissions(rest: N8nRest, workflowId: string, triggerName: string): Promise<Emission[]> {
+export async function triggerEmissions(
+	rest: N8nRest,
+	workflowId: string,
+	triggerName: string,
+): Promise<Emission[]> {
 	const emissions: Emission[] = [];
 	for (const execution of await executionsOf(rest, workflowId)) {
 		const run: ExecutionRun = await executionRun(rest, execution.id);
 		const items = run.data.resultData.runData[triggerName]?.[0]?.data?.main[0] ?? [];
 		for (const { json } of items) {
-			emissions.push({ clientId: String(json.id), lastModifiedAt: String(json.lastModifiedAt), executionId: execution.id });
+			emissions.push({
+				clientId: String(json.id),
+				lastModifiedAt: String(json.lastModifiedAt),
+				executionId: execution.id,
+			});
 		}
 	}
 	return emissions;
@@ -73,11 +91,19 @@ export async function triggerEmissions(rest: N8nRest, workflowId: string, trigge
  * Waits for a published trigger's first poll, which takes its starting point (n8n saves it in the
  * workflow's static data): changes made after it must be delivered.
  */
-export async function untilFirstPoll(rest: N8nRest, workflowId: string, triggerName: string, what: string): Promise<void> {
+export async function untilFirstPoll(
+	rest: N8nRest,
+	workflowId: string,
+	triggerName: string,
+	what: string,
+): Promise<void> {
 	await waitFor(
 		`the first poll of ${what}`,
 		async () => {
-			const saved = await rest.request<{ staticData?: Record<string, unknown> | null }>('GET', `/workflows/${workflowId}`);
+			const saved = await rest.request<{ staticData?: Record<string, unknown> | null }>(
+				'GET',
+				`/workflows/${workflowId}`,
+			);
 			return saved.staticData?.[`node:${triggerName}`] ? true : undefined;
 		},
 		{ timeoutMs: 90_000, intervalMs: 500 },

@@ -70,7 +70,12 @@ export function everyMinuteTrigger(
 		type,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified', options: {}, ...parameters },
+		parameters: {
+			pollTimes: { item: [{ mode: 'everyMinute' }] },
+			event: 'clientModified',
+			options: {},
+			...parameters,
+		},
 		credentials,
 	};
 }
@@ -107,7 +112,9 @@ export async function provisionDemo(
 			authServerUrl: sandbox.authUrl,
 			clientId: sandbox.oauthClientId,
 		}),
-		mcpToken: await saveCredential(n8n, MCP_TOKEN_CREDENTIAL, 'httpBearerAuth', { token: options.mcpToken }),
+		mcpToken: await saveCredential(n8n, MCP_TOKEN_CREDENTIAL, 'httpBearerAuth', {
+			token: options.mcpToken,
+		}),
 	};
 	const examples: ImportedWorkflow[] = [];
 	const mcpUrls: string[] = [];
@@ -125,7 +132,6 @@ export async function provisionDemo(
 	}
 	return { credentials, examples, mcpUrls };
 }
-
 
 function exampleFiles(): string[] {
 	return readdirSync(EXAMPLES_DIR)
@@ -159,21 +165,31 @@ function adaptExample(
 			adapted.type = `CUSTOM.${node.type.slice(PACKAGE_NAME.length + 1)}`;
 			adapted.credentials = { complianceRecordsApi: options.apiKeyCredential };
 		}
-		if (node.type === MCP_TRIGGER) adapted.credentials = { httpBearerAuth: options.mcpTokenCredential };
+		if (node.type === MCP_TRIGGER)
+			adapted.credentials = { httpBearerAuth: options.mcpTokenCredential };
 		return adapted;
 	});
 	return { ...workflow, nodes };
 }
 
-async function saveCredential(n8n: N8n, name: string, type: string, data: Record<string, unknown>): Promise<string> {
-	const existing = await n8n.rest.request<Array<{ id: string; name: string; type: string }>>('GET', '/credentials');
+async function saveCredential(
+	n8n: N8n,
+	name: string,
+	type: string,
+	data: Record<string, unknown>,
+): Promise<string> {
+	const existing = await n8n.rest.request<Array<{ id: string; name: string; type: string }>>(
+		'GET',
+		'/credentials',
+	);
 	const found = existing.find((credential) => credential.name === name && credential.type === type);
 	if (found) {
 		// Same id, so workflows that use it keep working. The sandbox may run on other ports than
 		// last time, and it forgets its OAuth2 tokens when it stops: point the credential at this
 		// sandbox and drop any token from the last run.
 		await n8n.rest.request('PATCH', `/credentials/${found.id}`, { name, type, data });
-		if (type.endsWith('OAuth2Api')) await n8n.rest.request('DELETE', `/credentials/${found.id}/oauth-token`);
+		if (type.endsWith('OAuth2Api'))
+			await n8n.rest.request('DELETE', `/credentials/${found.id}/oauth-token`);
 		return found.id;
 	}
 	return (await n8n.rest.createCredential(name, type, data)).id;
@@ -184,7 +200,10 @@ async function saveCredential(n8n: N8n, name: string, type: string, data: Record
  * every start, so a published trigger must start again from scratch, not from last run's cursor.
  */
 async function publishWorkflow(n8n: N8n, workflow: WorkflowJson): Promise<string> {
-	const existing = await n8n.rest.request<Array<{ id: string; name: string; isArchived: boolean }>>('GET', '/workflows');
+	const existing = await n8n.rest.request<Array<{ id: string; name: string; isArchived: boolean }>>(
+		'GET',
+		'/workflows',
+	);
 	for (const old of existing.filter((candidate) => candidate.name === workflow.name)) {
 		if (!old.isArchived) await n8n.rest.request('POST', `/workflows/${old.id}/archive`, {});
 		await deleteArchivedWorkflow(n8n, old.id);

@@ -9,7 +9,12 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { startSandbox, type LoggedRequest, type Sandbox, type SandboxOptions } from 'compliance-records-sandbox';
+import {
+	startSandbox,
+	type LoggedRequest,
+	type Sandbox,
+	type SandboxOptions,
+} from 'compliance-records-sandbox';
 import { sandboxControlAt } from '../sandboxControl';
 import { DEMO_OWNER, type WorkflowJson } from './demo';
 import { executeWorkflow, N8nRest, type ExecutionRun, type N8nOptions } from './instance';
@@ -39,7 +44,10 @@ export interface E2eSuite<Context> {
 }
 
 /** A suite named by its folder (and jest project), its start function giving the context its tests read. */
-export function e2eSuite<Context>(name: string, start: (suite: SuiteStart) => Promise<Context>): E2eSuite<Context> {
+export function e2eSuite<Context>(
+	name: string,
+	start: (suite: SuiteStart) => Promise<Context>,
+): E2eSuite<Context> {
 	const variable = `COMPLIANCE_RECORDS_${name.toUpperCase().replace(/-/g, '_')}`;
 	let stops: Array<() => Promise<unknown>> = [];
 	const stop = async () => {
@@ -67,7 +75,10 @@ export function e2eSuite<Context>(name: string, start: (suite: SuiteStart) => Pr
 		stop,
 		context() {
 			const json = process.env[variable];
-			if (!json) throw new Error(`The ${name} environment is not running: run the suite with \`npm run test:e2e\``);
+			if (!json)
+				throw new Error(
+					`The ${name} environment is not running: run the suite with \`npm run test:e2e\``,
+				);
 			return JSON.parse(json) as Context;
 		},
 	};
@@ -81,7 +92,11 @@ export async function signedInAt(url: string): Promise<N8nRest> {
 }
 
 /** Saves a workflow through `rest` and runs it with `n8n execute` in the n8n `options` start. */
-export async function saveAndRun(rest: N8nRest, options: N8nOptions, workflow: WorkflowJson): Promise<ExecutionRun> {
+export async function saveAndRun(
+	rest: N8nRest,
+	options: N8nOptions,
+	workflow: WorkflowJson,
+): Promise<ExecutionRun> {
 	const saved = await rest.request<{ id: string }>('POST', '/workflows', workflow);
 	return await executeWorkflow(options, saved.id);
 }

@@ -17,7 +17,15 @@
 // install keeps two runs from installing the same thing at the same time.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,7 +78,8 @@ export interface N8nRuntime {
 
 function recipeFor(version: string): InstallRecipe {
 	const recipe = INSTALL_RECIPES[Number(version.split('.')[0])];
-	if (!recipe) throw new Error(`No install recipe for n8n ${version}: only the 1.x and 2.x lines are known`);
+	if (!recipe)
+		throw new Error(`No install recipe for n8n ${version}: only the 1.x and 2.x lines are known`);
 	return recipe;
 }
 
@@ -92,7 +101,11 @@ const completeMarker = (dir: string) => join(dir, '.install-complete');
 
 export const isN8nInstalled = (version = N8N_VERSION) => {
 	const runtime = n8nRuntime(version);
-	return existsSync(completeMarker(runtime.dir)) && existsSync(runtime.bin) && existsSync(runtime.nodeBin);
+	return (
+		existsSync(completeMarker(runtime.dir)) &&
+		existsSync(runtime.bin) &&
+		existsSync(runtime.nodeBin)
+	);
 };
 
 /** Installs n8n (and the Node.js it runs on) unless the cache already holds it. */
@@ -101,7 +114,9 @@ export async function ensureN8n(version = N8N_VERSION): Promise<N8nRuntime> {
 	if (isN8nInstalled(version)) return runtime;
 	const thisNode = Number(process.versions.node.split('.')[0]);
 	if (thisNode < 22) {
-		throw new Error(`Installing n8n needs Node 22+ (this is Node ${process.versions.node}); run under scripts/with-env.sh`);
+		throw new Error(
+			`Installing n8n needs Node 22+ (this is Node ${process.versions.node}); run under scripts/with-env.sh`,
+		);
 	}
 	await ensureNode(runtime.nodeMajor);
 	await withLock(runtime.dir, async () => {
@@ -135,7 +150,13 @@ function nodeRuntime(major: number): NodeRuntime {
 	return {
 		bin: join(prefix, 'node_modules', '.bin', 'node'),
 		binDir: join(prefix, 'node_modules', '.bin'),
-		headersDir: join(prefix, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`),
+		headersDir: join(
+			prefix,
+			'node_modules',
+			'node',
+			'node_modules',
+			`node-${process.platform}-${process.arch}`,
+		),
 	};
 }
 
@@ -145,19 +166,30 @@ async function ensureNode(major: number): Promise<void> {
 	const prefix = join(node.binDir, '..', '..');
 	await withLock(prefix, async () => {
 		if (existsSync(node.bin)) return;
-		installLog(`fetching Node ${major} from the npm registry (the node@${major} package) into ${prefix}`);
+		installLog(
+			`fetching Node ${major} from the npm registry (the node@${major} package) into ${prefix}`,
+		);
 		const tempDir = `${prefix}.tmp-${process.pid}`;
 		rmSync(tempDir, { recursive: true, force: true });
 		mkdirSync(tempDir, { recursive: true });
 		await runWithProgress(
 			'npm',
-			['install', '--prefix', tempDir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`],
+			[
+				'install',
+				'--prefix',
+				tempDir,
+				'--no-save',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+				`node@${major}`,
+			],
 			tempDir,
 			() => 'downloading',
 		);
 		rmSync(prefix, { recursive: true, force: true });
 		renameSync(tempDir, prefix);
-		installLog(`Node ${(await capture(node.bin, ["--version"], prefix)).trim()} ready`);
+		installLog(`Node ${(await capture(node.bin, ['--version'], prefix)).trim()} ready`);
 	});
 }
 
@@ -199,17 +231,41 @@ async function install(runtime: N8nRuntime) {
 	const progress = npmInstallProgress(join(tempDir, 'node_modules'));
 	await runWithProgress(
 		'npm',
-		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http', '--timing', `--logs-dir=${join(tempDir, 'npm-logs')}`],
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=http',
+			'--timing',
+			`--logs-dir=${join(tempDir, 'npm-logs')}`,
+		],
 		tempDir,
 		progress.describe,
 		progress.onLine,
 		env,
 	);
-	installLog(`rebuilding native addons (${NATIVE_ADDONS.join(', ')}) for Node ${runtime.nodeMajor}; SQLite compiles from source`);
-	await runWithProgress('npm', ['rebuild', ...NATIVE_ADDONS, '--loglevel=error'], tempDir, () => 'compiling', undefined, env);
+	installLog(
+		`rebuilding native addons (${NATIVE_ADDONS.join(', ')}) for Node ${runtime.nodeMajor}; SQLite compiles from source`,
+	);
+	await runWithProgress(
+		'npm',
+		['rebuild', ...NATIVE_ADDONS, '--loglevel=error'],
+		tempDir,
+		() => 'compiling',
+		undefined,
+		env,
+	);
 
-	const reported = (await capture(node.bin, [join(tempDir, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], tempDir)).trim();
-	if (reported !== version) throw new Error(`installed n8n reports version "${reported}", expected ${version}`);
+	const reported = (
+		await capture(
+			node.bin,
+			[join(tempDir, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'],
+			tempDir,
+		)
+	).trim();
+	if (reported !== version)
+		throw new Error(`installed n8n reports version "${reported}", expected ${version}`);
 	const nodeVersion = (await capture(node.bin, ['--version'], tempDir)).trim();
 	writeFileSync(completeMarker(tempDir), `n8n ${version} on Node ${nodeVersion}\n`);
 	renameSync(tempDir, runtime.dir);
@@ -248,7 +304,9 @@ async function withLock(target: string, work: () => Promise<void>): Promise<void
 		}
 		if (!waitingSince) {
 			waitingSince = Date.now();
-			installLog(`another run (process ${holder || '?'}) is installing into ${target}; waiting for it to finish`);
+			installLog(
+				`another run (process ${holder || '?'}) is installing into ${target}; waiting for it to finish`,
+			);
 		}
 		await sleep(2000);
 	}
@@ -295,7 +353,12 @@ function runWithProgress(
 		child.on('close', (code) => {
 			clearInterval(ticker);
 			if (code === 0) resolve();
-			else reject(new Error(`\`${command} ${args.join(' ')}\` failed (exit ${code}):\n${output.slice(-4000)}`));
+			else
+				reject(
+					new Error(
+						`\`${command} ${args.join(' ')}\` failed (exit ${code}):\n${output.slice(-4000)}`,
+					),
+				);
 		});
 	});
 }
@@ -307,7 +370,9 @@ function capture(command: string, args: string[], cwd: string): Promise<string> 
 		child.stdout.on('data', (chunk) => (output += chunk));
 		child.on('error', reject);
 		child.on('close', (code) =>
-			code === 0 ? resolve(output) : reject(new Error(`\`${args.join(' ')}\` failed (exit ${code})`)),
+			code === 0
+				? resolve(output)
+				: reject(new Error(`\`${args.join(' ')}\` failed (exit ${code})`)),
 		);
 	});
 }
@@ -318,7 +383,10 @@ function capture(command: string, args: string[], cwd: string): Promise<string> 
  * at once; fetches and unpacks all 2,356 packages together (117 s, the first done after 40 s);
  * links their commands and writes package-lock.json (under a second).
  */
-function npmInstallProgress(nodeModules: string): { onLine(line: string): void; describe(): string } {
+function npmInstallProgress(nodeModules: string): {
+	onLine(line: string): void;
+	describe(): string;
+} {
 	let phase: 'resolving' | 'unpacking' | 'finishing' = 'resolving';
 	let manifests = 0;
 	let packages = 0;
@@ -334,8 +402,10 @@ function npmInstallProgress(nodeModules: string): { onLine(line: string): void; 
 			} else if (/ timing reify:unpack Completed/.test(line)) phase = 'finishing';
 		},
 		describe() {
-			if (phase === 'resolving') return `resolving the dependency tree: ${count(manifests)} package manifests fetched`;
-			if (phase === 'unpacking') return `fetching and unpacking ${count(packages)} packages: ${count(unpacked)} done`;
+			if (phase === 'resolving')
+				return `resolving the dependency tree: ${count(manifests)} package manifests fetched`;
+			if (phase === 'unpacking')
+				return `fetching and unpacking ${count(packages)} packages: ${count(unpacked)} done`;
 			return `${count(unpacked)} packages unpacked; linking their commands and writing package-lock.json`;
 		},
 	};
@@ -349,8 +419,11 @@ function countPackageFolders(nodeModules: string): number {
 	let total = 0;
 	for (const name of readdirSync(nodeModules)) {
 		if (name.startsWith('.')) continue;
-		const folders = name.startsWith('@') ? readdirSync(join(nodeModules, name)).map((inScope) => join(name, inScope)) : [name];
-		for (const folder of folders) total += 1 + countPackageFolders(join(nodeModules, folder, 'node_modules'));
+		const folders = name.startsWith('@')
+			? readdirSync(join(nodeModules, name)).map((inScope) => join(name, inScope))
+			: [name];
+		for (const folder of folders)
+			total += 1 + countPackageFolders(join(nodeModules, folder, 'node_modules'));
 	}
 	return total;
 }
@@ -374,5 +447,7 @@ function readFileIfExists(path: string): string {
 
 export function formatDuration(ms: number): string {
 	const seconds = Math.round(ms / 1000);
-	return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+	return seconds < 60
+		? `${seconds}s`
+		: `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }

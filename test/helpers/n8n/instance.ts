@@ -70,7 +70,12 @@ export interface ExecutionRun {
 			lastNodeExecuted?: string;
 		};
 		/** What was still to run when the execution stopped: a node and the items it was given. */
-		executionData?: { nodeExecutionStack: Array<{ node: { name: string }; data: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }> };
+		executionData?: {
+			nodeExecutionStack: Array<{
+				node: { name: string };
+				data: { main: Array<Array<{ json: Record<string, unknown> }> | null> };
+			}>;
+		};
 	};
 }
 
@@ -92,7 +97,8 @@ export function linkPackage(userFolder: string, packageRoot: string): void {
 	const packageDir = join(userFolder, '.n8n', 'custom', 'node_modules', PACKAGE_NAME);
 	rmSync(packageDir, { recursive: true, force: true });
 	mkdirSync(packageDir, { recursive: true });
-	for (const entry of ['package.json', 'dist']) symlinkSync(join(packageRoot, entry), join(packageDir, entry));
+	for (const entry of ['package.json', 'dist'])
+		symlinkSync(join(packageRoot, entry), join(packageDir, entry));
 }
 
 /**
@@ -102,9 +108,13 @@ export function linkPackage(userFolder: string, packageRoot: string): void {
  */
 export async function packPackage(packageRoot: string, destination: string): Promise<string> {
 	mkdirSync(destination, { recursive: true });
-	const { stdout } = await promisify(execFile)('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', destination], {
-		cwd: packageRoot,
-	});
+	const { stdout } = await promisify(execFile)(
+		'npm',
+		['pack', '--silent', '--ignore-scripts', '--pack-destination', destination],
+		{
+			cwd: packageRoot,
+		},
+	);
 	return join(destination, stdout.trim().split('\n').pop() as string);
 }
 
@@ -124,7 +134,9 @@ export async function installPackage(userFolder: string, tarball: string): Promi
 /** Fails with a clear message when something already listens on the port. */
 export async function assertPortFree(port: number, what: string): Promise<void> {
 	if (!(await isPortFree(port))) {
-		throw new Error(`Port ${port} (${what}) is already in use: stop the program using it (another n8n? npm start already running?), then try again.`);
+		throw new Error(
+			`Port ${port} (${what}) is already in use: stop the program using it (another n8n? npm start already running?), then try again.`,
+		);
 	}
 }
 
@@ -143,7 +155,11 @@ export function freePort(): Promise<number> {
 		server.once('error', reject);
 		server.listen(0, '127.0.0.1', () => {
 			const address = server.address();
-			server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+			server.close(() =>
+				typeof address === 'object' && address
+					? resolve(address.port)
+					: reject(new Error('no port')),
+			);
 		});
 	});
 }
@@ -172,7 +188,9 @@ export class N8n {
 	static launch(options: N8nOptions, command: N8nCommand = 'start'): N8n {
 		const version = options.version ?? N8N_VERSION;
 		if (!isN8nInstalled(version)) {
-			throw new Error(`n8n ${version} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`);
+			throw new Error(
+				`n8n ${version} is not installed yet: run \`npm start\` or \`npm run test:e2e\`, which install it`,
+			);
 		}
 		if (options.linkedPackage) linkPackage(options.userFolder, options.linkedPackage);
 		mkdirSync(options.filesDir, { recursive: true });
@@ -214,9 +232,11 @@ export class N8n {
 		const deadline = Date.now() + timeoutMs;
 		let exitCode: number | null | undefined;
 		void this.exited.then((code) => (exitCode = code));
-		const failure = (reason: string) => new Error(`${reason}; see n8n's output in ${this.options.logFile}`);
+		const failure = (reason: string) =>
+			new Error(`${reason}; see n8n's output in ${this.options.logFile}`);
 		while (Date.now() < deadline) {
-			if (exitCode !== undefined) throw failure(`n8n exited during start-up (exit code ${exitCode})`);
+			if (exitCode !== undefined)
+				throw failure(`n8n exited during start-up (exit code ${exitCode})`);
 			if (await this.answers()) return;
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
@@ -226,8 +246,13 @@ export class N8n {
 	private async answers(): Promise<boolean> {
 		if (this.command === 'worker') {
 			const port = this.options.env?.QUEUE_HEALTH_CHECK_PORT;
-			if (!port) throw new Error('A worker is ready when its health check says so: set QUEUE_HEALTH_CHECK_ACTIVE and QUEUE_HEALTH_CHECK_PORT');
-			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`).catch(() => undefined);
+			if (!port)
+				throw new Error(
+					'A worker is ready when its health check says so: set QUEUE_HEALTH_CHECK_ACTIVE and QUEUE_HEALTH_CHECK_PORT',
+				);
+			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`).catch(
+				() => undefined,
+			);
 			return response?.ok === true;
 		}
 		// Until n8n has migrated its database and loaded every node, it answers every path
@@ -286,8 +311,15 @@ export async function n8nCommand(
  * Runs a saved workflow with `n8n execute`. Resolves with the run's data even when a node
  * failed; rejects when n8n printed no run at all.
  */
-export async function executeWorkflow(options: N8nOptions, workflowId: string): Promise<ExecutionRun> {
-	const { code, stdout, stderr } = await n8nCommand(options, ['execute', `--id=${workflowId}`, '--rawOutput']);
+export async function executeWorkflow(
+	options: N8nOptions,
+	workflowId: string,
+): Promise<ExecutionRun> {
+	const { code, stdout, stderr } = await n8nCommand(options, [
+		'execute',
+		`--id=${workflowId}`,
+		'--rawOutput',
+	]);
 	// --rawOutput prints the run as pretty JSON after n8n's start-up lines (1.x prints more after
 	// a failed run): from a line "{" to the next line "}".
 	const json = /^\{$[\s\S]*?^\}$/m.exec(stdout);
@@ -355,12 +387,19 @@ export class N8nRest {
 			},
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
-		const setCookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
+		const setCookie = response.headers
+			.getSetCookie()
+			.find((value) => value.startsWith('n8n-auth='));
 		if (setCookie) this.cookie = setCookie.split(';')[0];
 		const text = await response.text();
-		const json = response.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as { data?: T; message?: string }) : undefined;
+		const json = response.headers.get('content-type')?.includes('json')
+			? (JSON.parse(text) as { data?: T; message?: string })
+			: undefined;
 		if (!response.ok) {
-			throw new N8nRestError(response.status, `${method} /rest${path}: ${response.status} ${json?.message ?? text}`);
+			throw new N8nRestError(
+				response.status,
+				`${method} /rest${path}: ${response.status} ${json?.message ?? text}`,
+			);
 		}
 		return json?.data as T;
 	}
@@ -371,22 +410,36 @@ export class N8nRest {
 	 * redirects to n8n's callback, and n8n exchanges the code for tokens and stores them.
 	 */
 	async connectOAuth2(credentialId: string): Promise<void> {
-		const authorizeUrl = await this.request<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`);
+		const authorizeUrl = await this.request<string>(
+			'GET',
+			`/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`,
+		);
 		const approval = await fetch(authorizeUrl, { redirect: 'manual' });
 		const callback = approval.headers.get('location');
 		if (!callback?.startsWith(`${this.baseUrl}/rest/oauth2-credential/callback`)) {
-			throw new Error(`The authorization server did not send back to n8n's callback (HTTP ${approval.status}): ${callback ?? (await approval.text())}`);
+			throw new Error(
+				`The authorization server did not send back to n8n's callback (HTTP ${approval.status}): ${callback ?? (await approval.text())}`,
+			);
 		}
-		const answer = await fetch(callback, { headers: { cookie: this.cookie, 'browser-id': this.browserId }, redirect: 'manual' });
+		const answer = await fetch(callback, {
+			headers: { cookie: this.cookie, 'browser-id': this.browserId },
+			redirect: 'manual',
+		});
 		const page = await answer.text();
 		// n8n answers 200 either way; its error page says "Failed to connect".
 		if (!answer.ok || page.includes('Failed to connect')) {
-			throw new Error(`n8n's OAuth2 callback failed (HTTP ${answer.status}): ${page.slice(0, 2000)}`);
+			throw new Error(
+				`n8n's OAuth2 callback failed (HTTP ${answer.status}): ${page.slice(0, 2000)}`,
+			);
 		}
 	}
 
 	/** Saves a credential; returns the reference a node's `credentials` takes. */
-	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string }> {
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<{ id: string; name: string }> {
 		const { id } = await this.request<{ id: string }>('POST', '/credentials', { name, type, data });
 		return { id, name };
 	}
@@ -398,7 +451,9 @@ export class N8nRest {
 			connections: {},
 			...workflow,
 		});
-		await this.request('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
+		await this.request('POST', `/workflows/${created.id}/activate`, {
+			versionId: created.versionId,
+		});
 		return created.id;
 	}
 
@@ -409,11 +464,17 @@ export class N8nRest {
 
 	/** Creates the instance owner on a fresh n8n, then signs in as the owner. */
 	async signInOwner(owner: Owner): Promise<void> {
-		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>('GET', '/settings');
+		const settings = await this.request<{ userManagement: { showSetupOnFirstLoad?: boolean } }>(
+			'GET',
+			'/settings',
+		);
 		if (settings.userManagement.showSetupOnFirstLoad) {
 			await this.request('POST', '/owner/setup', owner);
 		}
-		await this.request('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+		await this.request('POST', '/login', {
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
 	}
 }
 
@@ -434,7 +495,16 @@ export interface ExecutionSummary {
 }
 
 /** Every status an execution can have: asking for all of them pages by id, newest first. */
-const EXECUTION_STATUSES = ['canceled', 'crashed', 'error', 'new', 'running', 'success', 'unknown', 'waiting'];
+const EXECUTION_STATUSES = [
+	'canceled',
+	'crashed',
+	'error',
+	'new',
+	'running',
+	'success',
+	'unknown',
+	'waiting',
+];
 
 /** The executions of a workflow, newest first (n8n sends at most 100 at a time). */
 export async function executionsOf(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
@@ -453,7 +523,10 @@ export async function executionsOf(rest: N8nRest, workflowId: string): Promise<E
 
 /** One execution's run data. n8n's REST API sends it in the `flatted` format of its editor. */
 export async function executionRun(rest: N8nRest, executionId: string): Promise<ExecutionRun> {
-	const execution = await rest.request<{ status: string; data: string }>('GET', `/executions/${executionId}`);
+	const execution = await rest.request<{ status: string; data: string }>(
+		'GET',
+		`/executions/${executionId}`,
+	);
 	return { status: execution.status, data: parseFlatted(execution.data) as ExecutionRun['data'] };
 }
 
@@ -471,7 +544,8 @@ function parseFlatted(text: string): unknown {
 		const copy: Record<string, unknown> | unknown[] = Array.isArray(entry) ? [] : {};
 		revived.set(index, copy);
 		for (const [key, value] of Object.entries(entry)) {
-			(copy as Record<string, unknown>)[key] = typeof value === 'string' ? revive(Number(value)) : value;
+			(copy as Record<string, unknown>)[key] =
+				typeof value === 'string' ? revive(Number(value)) : value;
 		}
 		return copy;
 	};
@@ -488,7 +562,8 @@ export async function waitFor<T>(
 	for (;;) {
 		const value = await check();
 		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		if (Date.now() > deadline)
+			throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
 }

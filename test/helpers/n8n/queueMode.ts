@@ -10,7 +10,15 @@
 // installs them on a machine that lacks them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,14 +36,21 @@ export interface Service {
 function postgresBinDir(): string {
 	const root = '/usr/lib/postgresql';
 	const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-	const found = versions.map((version) => join(root, version, 'bin')).find((dir) => existsSync(join(dir, 'pg_ctl')));
-	if (!found) throw new Error('PostgreSQL is not installed (apt-get install postgresql): scripts/test-e2e.sh installs it');
+	const found = versions
+		.map((version) => join(root, version, 'bin'))
+		.find((dir) => existsSync(join(dir, 'pg_ctl')));
+	if (!found)
+		throw new Error(
+			'PostgreSQL is not installed (apt-get install postgresql): scripts/test-e2e.sh installs it',
+		);
 	return found;
 }
 
 /** PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user. */
 function asPostgresUser(command: string, args: string[]): [string, string[]] {
-	return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+	return process.getuid?.() === 0
+		? ['runuser', ['-u', 'postgres', '--', command, ...args]]
+		: [command, args];
 }
 
 /**
@@ -59,11 +74,20 @@ export async function startPostgres(): Promise<Service & { user: string; databas
 	const port = await freePort();
 	let started = false;
 	const stop = async () => {
-		if (started) await pg('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']).catch(() => undefined);
+		if (started)
+			await pg('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']).catch(() => undefined);
 		rmSync(dir, { recursive: true, force: true });
 	};
 	try {
-		await pg('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-instructions']);
+		await pg('initdb', [
+			'-D',
+			dataDir,
+			'-U',
+			'postgres',
+			'--auth=trust',
+			'--encoding=UTF8',
+			'--no-instructions',
+		]);
 		started = true;
 		await pg('pg_ctl', [
 			'start',
@@ -86,15 +110,21 @@ export async function startPostgres(): Promise<Service & { user: string; databas
 /** A private Redis on 127.0.0.1, keeping nothing on disk. */
 export async function startRedis(): Promise<Service> {
 	const port = await freePort();
-	const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const child = spawn(
+		'redis-server',
+		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+		{
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	const stop = () => stopChild(child);
 	try {
 		await new Promise<void>((resolve, reject) => {
 			let output = '';
 			child.once('error', reject);
-			child.once('close', (code) => reject(new Error(`redis-server exited (code ${code}):\n${output}`)));
+			child.once('close', (code) =>
+				reject(new Error(`redis-server exited (code ${code}):\n${output}`)),
+			);
 			child.stdout.on('data', (chunk) => {
 				output += chunk;
 				if (output.includes('Ready to accept connections')) resolve();

@@ -28,13 +28,23 @@ const summary = ({ method, path, query, status }: LoggedRequest) =>
  */
 export async function publishUpsertWebhook(
 	rest: N8nRest,
-	{ n8nUrl, nodeType, sandbox }: { n8nUrl: string; nodeType: string; sandbox: { baseUrl: string; apiKey: string } },
+	{
+		n8nUrl,
+		nodeType,
+		sandbox,
+	}: { n8nUrl: string; nodeType: string; sandbox: { baseUrl: string; apiKey: string } },
 ): Promise<UpsertWebhook> {
 	const origin = new URL(sandbox.baseUrl).origin;
-	const credential = await newApiKeyCredential(rest, sandbox.baseUrl, `Create or Update ${randomUUID()}`);
+	const credential = await newApiKeyCredential(
+		rest,
+		sandbox.baseUrl,
+		`Create or Update ${randomUUID()}`,
+	);
 	const referenceNumber = `E2E-${randomUUID()}`;
 	const entity = { object: 'individual', firstName: 'Grace', lastName: 'Hopper' };
-	const client = (await serviceCall(sandbox, 'POST', '/clients', { status: 'PROSPECT', referenceNumber, entity })).data as { id: string };
+	const client = (
+		await serviceCall(sandbox, 'POST', '/clients', { status: 'PROSPECT', referenceNumber, entity })
+	).data as { id: string };
 	const path = `create-or-update-${randomUUID()}`;
 	const workflowId = await rest.publishWorkflow({
 		name: 'Create or Update from a webhook',
@@ -90,13 +100,23 @@ export async function publishUpsertWebhook(
 				},
 				{ timeoutMs: 10_000, intervalMs: 250 },
 			);
-			if (!response.ok) throw new Error(`The webhook answered ${response.status}: ${await response.text()}`);
-			const sent = (await requests()).slice(before).filter((request) => request.headers.authorization === `Bearer ${credential.apiKey}`);
-			return { output: (await response.json()) as Record<string, unknown>, sent: sent.map(summary) };
+			if (!response.ok)
+				throw new Error(`The webhook answered ${response.status}: ${await response.text()}`);
+			const sent = (await requests())
+				.slice(before)
+				.filter((request) => request.headers.authorization === `Bearer ${credential.apiKey}`);
+			return {
+				output: (await response.json()) as Record<string, unknown>,
+				sent: sent.map(summary),
+			};
 		},
 		async savedIndex() {
-			const workflow = await rest.request<{ staticData?: Record<string, Record<string, unknown>> | null }>('GET', `/workflows/${workflowId}`);
-			return workflow.staticData?.[`node:${NODE_NAME}`]?.referenceIndex as { clients: string[] } | undefined;
+			const workflow = await rest.request<{
+				staticData?: Record<string, Record<string, unknown>> | null;
+			}>('GET', `/workflows/${workflowId}`);
+			return workflow.staticData?.[`node:${NODE_NAME}`]?.referenceIndex as
+				| { clients: string[] }
+				| undefined;
 		},
 	};
 }

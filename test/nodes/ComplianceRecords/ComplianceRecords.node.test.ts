@@ -12,7 +12,14 @@ const nodeDir = join(__dirname, '../../../nodes/ComplianceRecords');
 
 /** The parameters n8n keeps (and the editor shows) for these values, defaults filled in. */
 const shown = (values: INodeParameters, typeVersion = 1) =>
-	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
+	NodeHelpers.getNodeParameters(
+		description.properties,
+		values,
+		true,
+		false,
+		{ typeVersion },
+		description,
+	) ?? {};
 
 const optionValues = (property: INodeProperties | undefined) =>
 	(property?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
@@ -23,11 +30,24 @@ describe('Compliance Records node description', () => {
 		expect(shown({})).toMatchObject({ authentication: 'apiKey', resource: 'client' });
 		const property = (name: string, resource?: string) =>
 			description.properties.find(
-				(candidate) => candidate.name === name && (!resource || candidate.displayOptions?.show?.resource?.includes(resource)),
+				(candidate) =>
+					candidate.name === name &&
+					(!resource || candidate.displayOptions?.show?.resource?.includes(resource)),
 			);
 		expect(optionValues(property('authentication'))).toEqual(['apiKey', 'oAuth2']);
-		expect(optionValues(property('resource'))).toEqual(['client', 'firm', 'individual', 'organisation']);
-		expect(optionValues(property('operation', 'client'))).toEqual(['create', 'upsert', 'get', 'getAll', 'update']);
+		expect(optionValues(property('resource'))).toEqual([
+			'client',
+			'firm',
+			'individual',
+			'organisation',
+		]);
+		expect(optionValues(property('operation', 'client'))).toEqual([
+			'create',
+			'upsert',
+			'get',
+			'getAll',
+			'update',
+		]);
 		expect(optionValues(property('operation', 'individual'))).toEqual(['get', 'getAll', 'update']);
 		expect(optionValues(property('operation', 'organisation'))).toEqual(['getAll']);
 		expect(optionValues(property('operation', 'firm'))).toEqual(['get']);
@@ -47,7 +67,12 @@ describe('Compliance Records node description', () => {
 		['organisation', 'getAll', { returnAll: false, limit: 50 }],
 		['firm', 'get', {}],
 	])('%s > %s shows exactly its fields', (resource, operation, fields) => {
-		expect(shown({ resource, operation })).toEqual({ authentication: 'apiKey', resource, operation, ...fields });
+		expect(shown({ resource, operation })).toEqual({
+			authentication: 'apiKey',
+			resource,
+			operation,
+			...fields,
+		});
 	});
 
 	it.each([
@@ -60,33 +85,60 @@ describe('Compliance Records node description', () => {
 		['individual', 'update'],
 		['organisation', 'getAll'],
 		['firm', 'get'],
-	])('%s > %s: version 2 (new nodes) has Simplify, on; version 1 (0.1.0) has none', (resource, operation) => {
-		expect(description.version).toEqual([1, 2]);
-		expect(shown({ resource, operation }, 2)).toMatchObject({ simplify: true });
-		expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
-	});
+	])(
+		'%s > %s: version 2 (new nodes) has Simplify, on; version 1 (0.1.0) has none',
+		(resource, operation) => {
+			expect(description.version).toEqual([1, 2]);
+			expect(shown({ resource, operation }, 2)).toMatchObject({ simplify: true });
+			expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
+		},
+	);
 
 	it.each([
 		['client', 'get', 'clientId'],
 		['client', 'update', 'clientId'],
 		['individual', 'get', 'individualId'],
 		['individual', 'update', 'individualId'],
-	])('%s > %s: version 2 (new nodes) picks the record, From List first; 1 keeps the ID as text', (resource, operation, name) => {
-		expect(shown({ resource, operation }, 2)[name]).toEqual({ __rl: true, mode: 'list', value: '' });
-		expect(shown({ resource, operation }, 1)[name]).toBe('');
-		const field = (typeVersion: number) =>
-			description.properties.find(
-				(property) =>
-					property.name === name &&
-					NodeHelpers.displayParameter({ resource, operation }, property, { typeVersion }, description),
-			);
-		expect(field(2)).toMatchObject({ displayName: name === 'clientId' ? 'Client' : 'Individual', type: 'resourceLocator' });
-		expect(field(2)?.modes?.map((mode) => mode.displayName)).toEqual(['From List', 'By URL', 'By ID']);
-		expect(field(1)).toMatchObject({ displayName: name === 'clientId' ? 'Client ID' : 'Individual ID', type: 'string' });
-	});
+	])(
+		'%s > %s: version 2 (new nodes) picks the record, From List first; 1 keeps the ID as text',
+		(resource, operation, name) => {
+			expect(shown({ resource, operation }, 2)[name]).toEqual({
+				__rl: true,
+				mode: 'list',
+				value: '',
+			});
+			expect(shown({ resource, operation }, 1)[name]).toBe('');
+			const field = (typeVersion: number) =>
+				description.properties.find(
+					(property) =>
+						property.name === name &&
+						NodeHelpers.displayParameter(
+							{ resource, operation },
+							property,
+							{ typeVersion },
+							description,
+						),
+				);
+			expect(field(2)).toMatchObject({
+				displayName: name === 'clientId' ? 'Client' : 'Individual',
+				type: 'resourceLocator',
+			});
+			expect(field(2)?.modes?.map((mode) => mode.displayName)).toEqual([
+				'From List',
+				'By URL',
+				'By ID',
+			]);
+			expect(field(1)).toMatchObject({
+				displayName: name === 'clientId' ? 'Client ID' : 'Individual ID',
+				type: 'string',
+			});
+		},
+	);
 
 	it('Return All hides Limit', () => {
-		expect(shown({ resource: 'client', operation: 'getAll', returnAll: true })).not.toHaveProperty('limit');
+		expect(shown({ resource: 'client', operation: 'getAll', returnAll: true })).not.toHaveProperty(
+			'limit',
+		);
 	});
 
 	it.each([
@@ -106,19 +158,45 @@ describe('Compliance Records node description', () => {
 		});
 	});
 
-	it('the optional fields of each entity type are the spec\'s', () => {
+	it("the optional fields of each entity type are the spec's", () => {
 		// Once each: a field whose type changes with the node version (a date) has one entry per version.
 		const optionNames = (name: string) => [
-			...new Set((description.properties.find((property) => property.name === name)?.options as INodeProperties[]).map((option) => option.name)),
+			...new Set(
+				(
+					description.properties.find((property) => property.name === name)
+						?.options as INodeProperties[]
+				).map((option) => option.name),
+			),
 		];
 
-		expect(optionNames('individualFields')).toEqual(['birth', 'email', 'middleName', 'residentialAddress']);
-		expect(optionNames('soleTraderFields').sort()).toEqual(['birth', 'email', 'middleName', 'residentialAddress', 'tradingName']);
+		expect(optionNames('individualFields')).toEqual([
+			'birth',
+			'email',
+			'middleName',
+			'residentialAddress',
+		]);
+		expect(optionNames('soleTraderFields').sort()).toEqual([
+			'birth',
+			'email',
+			'middleName',
+			'residentialAddress',
+			'tradingName',
+		]);
 		expect(optionNames('companyFields')).toEqual(['tradingAddress']);
-		expect(optionNames('organisationFields')).toEqual(['identifyingNumber', 'registeredAddress', 'subType', 'tradingAddress']);
-		expect(optionNames('additionalFields').sort()).toEqual(
-			['businessUnitId', 'managerId', 'nextReviewDate', 'partnerId', 'referenceNumber', 'serviceIds'],
-		);
+		expect(optionNames('organisationFields')).toEqual([
+			'identifyingNumber',
+			'registeredAddress',
+			'subType',
+			'tradingAddress',
+		]);
+		expect(optionNames('additionalFields').sort()).toEqual([
+			'businessUnitId',
+			'managerId',
+			'nextReviewDate',
+			'partnerId',
+			'referenceNumber',
+			'serviceIds',
+		]);
 	});
 
 	it('can be used as an AI tool, every operation with an action', () => {
@@ -143,7 +221,8 @@ describe('Compliance Records node description', () => {
 	});
 
 	it('has dropdown loaders for every field that names one', () => {
-		const named = JSON.stringify(description.properties).match(/"loadOptionsMethod":"(\w+)"/g) ?? [];
+		const named =
+			JSON.stringify(description.properties).match(/"loadOptionsMethod":"(\w+)"/g) ?? [];
 		const methods = new Set(named.map((match) => match.split('"')[3]));
 		expect([...methods].sort()).toEqual(Object.keys(node.methods.loadOptions).sort());
 	});

@@ -17,11 +17,20 @@ const { description } = new ComplianceRecords();
 
 /** The parameters n8n keeps for a node saved at version 1 (the editor shows them), defaults filled in. */
 const keptAtVersion1 = (values: INodeParameters) =>
-	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion: 1 }, description) ?? {};
+	NodeHelpers.getNodeParameters(
+		description.properties,
+		values,
+		true,
+		false,
+		{ typeVersion: 1 },
+		description,
+	) ?? {};
 
-const run = (parameters: INodeParameters) => runNode({ credentials: credentials(), parameters, typeVersion: 1 });
+const run = (parameters: INodeParameters) =>
+	runNode({ credentials: credentials(), parameters, typeVersion: 1 });
 
-const stored = async (path: string) => (await serviceGet<{ data: IDataObject }>(sandbox(), path)).data;
+const stored = async (path: string) =>
+	(await serviceGet<{ data: IDataObject }>(sandbox(), path)).data;
 
 async function firstRecords() {
 	const [client] = await listAll(sandbox());
@@ -32,7 +41,18 @@ async function firstRecords() {
 
 describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 	it.each([
-		['client', 'create', { status: 'PROSPECT', entityType: 'individual', firstName: '', lastName: '', individualFields: {}, additionalFields: {} }],
+		[
+			'client',
+			'create',
+			{
+				status: 'PROSPECT',
+				entityType: 'individual',
+				firstName: '',
+				lastName: '',
+				individualFields: {},
+				additionalFields: {},
+			},
+		],
 		['client', 'get', { clientId: '' }],
 		['client', 'getAll', { returnAll: false, limit: 50, filters: {} }],
 		['client', 'update', { clientId: '', updateFields: {} }],
@@ -41,9 +61,17 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 		['individual', 'update', { individualId: '', updateFields: {} }],
 		['organisation', 'getAll', { returnAll: false, limit: 50 }],
 		['firm', 'get', {}],
-	])('%s > %s keeps its parameters: IDs as text, no Simplify, no Output', (resource, operation, fields) => {
-		expect(keptAtVersion1({ resource, operation })).toEqual({ authentication: 'apiKey', resource, operation, ...fields });
-	});
+	])(
+		'%s > %s keeps its parameters: IDs as text, no Simplify, no Output',
+		(resource, operation, fields) => {
+			expect(keptAtVersion1({ resource, operation })).toEqual({
+				authentication: 'apiKey',
+				resource,
+				operation,
+				...fields,
+			});
+		},
+	);
 
 	it('Client > Create: one POST, the new client as the service holds it', async () => {
 		const result = await run({
@@ -65,7 +93,12 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 			bearer: sandbox().apiKey,
 			body: {
 				status: 'EXISTING',
-				entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace', birth: { day: 10, month: 12, year: 1815 } },
+				entity: {
+					object: 'individual',
+					firstName: 'Ada',
+					lastName: 'Lovelace',
+					birth: { day: 10, month: 12, year: 1815 },
+				},
 				nextReviewDate: '2027-03-31',
 				referenceNumber: 'V1-CREATE',
 			},
@@ -90,7 +123,11 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 			method: 'POST',
 			path: '/clients',
 			bearer: sandbox().apiKey,
-			body: { referenceNumber: 'V1-UPSERT', status: 'PROSPECT', entity: { object: 'individual', firstName: 'Grace', lastName: 'Hopper' } },
+			body: {
+				referenceNumber: 'V1-UPSERT',
+				status: 'PROSPECT',
+				entity: { object: 'individual', firstName: 'Grace', lastName: 'Hopper' },
+			},
 		});
 		expect(result.json).toEqual([await stored(`/clients/${String(result.json[0].id)}`)]);
 	});
@@ -101,7 +138,11 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 		const result = await run({ resource: 'client', operation: 'get', clientId });
 
 		expect(result.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: `/clients/${clientId}`, bearer: sandbox().apiKey });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: `/clients/${clientId}`,
+			bearer: sandbox().apiKey,
+		});
 		expect(result.json).toEqual([await stored(`/clients/${clientId}`)]);
 	});
 
@@ -109,7 +150,12 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 		const clients = await listAll(sandbox());
 		sandbox().clearRequests();
 
-		const result = await run({ resource: 'client', operation: 'getAll', limit: 3, filters: { sinceModifiedAt: '2020-01-01T00:00:00Z' } });
+		const result = await run({
+			resource: 'client',
+			operation: 'getAll',
+			limit: 3,
+			filters: { sinceModifiedAt: '2020-01-01T00:00:00Z' },
+		});
 
 		expect(result.error).toBeUndefined();
 		expect(sandbox().requests()).toHaveLength(1);
@@ -129,7 +175,11 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 			resource: 'client',
 			operation: 'update',
 			clientId,
-			updateFields: { status: 'EXISTING', nextReviewDate: '2028-01-31', clearFields: ['referenceNumber'] },
+			updateFields: {
+				status: 'EXISTING',
+				nextReviewDate: '2028-01-31',
+				clearFields: ['referenceNumber'],
+			},
 		});
 
 		expect(result.error).toBeUndefined();
@@ -149,13 +199,32 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 
 		const got = await run({ resource: 'individual', operation: 'get', individualId });
 		const listed = await run({ resource: 'individual', operation: 'getAll', limit: 2 });
-		const updated = await run({ resource: 'individual', operation: 'update', individualId, updateFields: { email: 'v1@example.com' } });
+		const updated = await run({
+			resource: 'individual',
+			operation: 'update',
+			individualId,
+			updateFields: { email: 'v1@example.com' },
+		});
 
 		expect([got.error, listed.error, updated.error]).toEqual([undefined, undefined, undefined]);
 		const [get, list, patch] = sandbox().requests();
-		expectReceived(get, { method: 'GET', path: `/individuals/${individualId}`, bearer: sandbox().apiKey });
-		expectReceived(list, { method: 'GET', path: '/individuals', query: { limit: '2' }, bearer: sandbox().apiKey });
-		expectReceived(patch, { method: 'PATCH', path: `/individuals/${individualId}`, bearer: sandbox().apiKey, body: { email: 'v1@example.com' } });
+		expectReceived(get, {
+			method: 'GET',
+			path: `/individuals/${individualId}`,
+			bearer: sandbox().apiKey,
+		});
+		expectReceived(list, {
+			method: 'GET',
+			path: '/individuals',
+			query: { limit: '2' },
+			bearer: sandbox().apiKey,
+		});
+		expectReceived(patch, {
+			method: 'PATCH',
+			path: `/individuals/${individualId}`,
+			bearer: sandbox().apiKey,
+			body: { email: 'v1@example.com' },
+		});
 		expect(got.json).toEqual([individuals[0]]);
 		expect(listed.json).toEqual(individuals.slice(0, 2));
 		expect(updated.json).toEqual([await stored(`/individuals/${individualId}`)]);
@@ -171,7 +240,12 @@ describe('Compliance Records node, version 1 (as released in 0.1.0)', () => {
 
 		expect([listed.error, got.error]).toEqual([undefined, undefined]);
 		const [list, get] = sandbox().requests();
-		expectReceived(list, { method: 'GET', path: '/organisations', query: { limit: '200' }, bearer: sandbox().apiKey });
+		expectReceived(list, {
+			method: 'GET',
+			path: '/organisations',
+			query: { limit: '200' },
+			bearer: sandbox().apiKey,
+		});
 		expectReceived(get, { method: 'GET', path: '/firm', bearer: sandbox().apiKey });
 		expect(listed.json).toEqual(organisations);
 		expect(got.json).toEqual([firm]);

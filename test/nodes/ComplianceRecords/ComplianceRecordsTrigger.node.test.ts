@@ -19,29 +19,52 @@ const quiet = useSandbox({ clients: 600, seed: 7 });
 const empty = useSandbox({ clients: 0 });
 
 const newestFirst = (clients: IDataObject[], time: (client: IDataObject) => string) =>
-	[...clients].sort((a, b) => time(b).localeCompare(time(a)) || String(a.id).localeCompare(String(b.id)));
+	[...clients].sort(
+		(a, b) => time(b).localeCompare(time(a)) || String(a.id).localeCompare(String(b.id)),
+	);
 const pause = () => new Promise((resolve) => setTimeout(resolve, 3));
 
 describe('the node', () => {
 	const { description } = new ComplianceRecordsTrigger();
 
 	it("has a codex whose node version is the trigger's newest", () => {
-		const codex = JSON.parse(readFileSync(join(__dirname, '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.json'), 'utf8'));
+		const codex = JSON.parse(
+			readFileSync(
+				join(__dirname, '../../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.json'),
+				'utf8',
+			),
+		);
 		expect(codex.node).toBe('n8n-nodes-compliance-records.complianceRecordsTrigger');
 		expect(Number(codex.nodeVersion)).toBe(Math.max(...[description.version].flat()));
 	});
 
 	it('is a polling trigger with the contract’s name, authentication and events ("Trigger On", sorted)', () => {
-		expect(description).toMatchObject({ name: 'complianceRecordsTrigger', polling: true, inputs: [] });
-		const parameter = (name: string) => description.properties.find((property) => property.name === name);
+		expect(description).toMatchObject({
+			name: 'complianceRecordsTrigger',
+			polling: true,
+			inputs: [],
+		});
+		const parameter = (name: string) =>
+			description.properties.find((property) => property.name === name);
 		expect(parameter('authentication')).toMatchObject({ default: 'apiKey' });
-		expect(parameter('event')).toMatchObject({ displayName: 'Trigger On', default: 'clientModified' });
-		expect(parameter('event')?.options?.map((option) => [option.name, 'value' in option ? option.value : undefined])).toEqual([
+		expect(parameter('event')).toMatchObject({
+			displayName: 'Trigger On',
+			default: 'clientModified',
+		});
+		expect(
+			parameter('event')?.options?.map((option) => [
+				option.name,
+				'value' in option ? option.value : undefined,
+			]),
+		).toEqual([
 			['AML Determination Completed', 'amlDeterminationCompleted'],
 			['Client Created or Modified', 'clientModified'],
 			['Review Due', 'reviewDue'],
 		]);
-		expect(parameter('days')).toMatchObject({ default: 30, displayOptions: { show: { event: ['reviewDue'] } } });
+		expect(parameter('days')).toMatchObject({
+			default: 30,
+			displayOptions: { show: { event: ['reviewDue'] } },
+		});
 		expect(description.credentials?.map((credential) => credential.name)).toEqual([
 			'complianceRecordsApi',
 			'complianceRecordsOAuth2Api',
@@ -53,7 +76,9 @@ describe('the node', () => {
 			parameters: { event: 'reviewDue', days: -1 },
 			credentials: busy.credentials(),
 		});
-		await expect(poller.poll()).rejects.toThrow("'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)");
+		await expect(poller.poll()).rejects.toThrow(
+			"'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)",
+		);
 		expect(triggerRequests(busy.sandbox())).toEqual([]);
 	});
 });
@@ -61,7 +86,10 @@ describe('the node', () => {
 describe('Fetch Test Event', () => {
 	it('gives the five most recently modified clients, newest first, in one request, without touching the saved state', async () => {
 		const ids = (await listAll(busy.sandbox())).map((client) => client.id as string);
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: busy.credentials() });
+		const poller = createTriggerPoller({
+			parameters: { event: 'clientModified' },
+			credentials: busy.credentials(),
+		});
 		await poller.poll();
 		const touched: IDataObject[] = [];
 		for (const id of ids.slice(40, 47)) {
@@ -73,17 +101,27 @@ describe('Fetch Test Event', () => {
 
 		const { json, error, staticData } = await poller.fetchTestEvent();
 		expect(error).toBeUndefined();
-		expect(json.map((client) => client.id)).toEqual(touched.slice(2).reverse().map((client) => client.id));
+		expect(json.map((client) => client.id)).toEqual(
+			touched
+				.slice(2)
+				.reverse()
+				.map((client) => client.id),
+		);
 		expect(staticData).toEqual(saved);
 		const requests = triggerRequests(busy.sandbox());
 		expect(requests).toHaveLength(1);
-		expect(Date.now() - Date.parse(String(requests[0].query.sinceModifiedAt))).toBeLessThan(11 * 60_000);
+		expect(Date.now() - Date.parse(String(requests[0].query.sinceModifiedAt))).toBeLessThan(
+			11 * 60_000,
+		);
 	});
 
 	it('widens the time span until it holds five, never listing the whole firm', async () => {
 		const all = await listAll(quiet.sandbox()); // nothing modified for days
 		quiet.sandbox().clearRequests();
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: quiet.credentials() });
+		const poller = createTriggerPoller({
+			parameters: { event: 'clientModified' },
+			credentials: quiet.credentials(),
+		});
 
 		const { json, staticData } = await poller.fetchTestEvent();
 		const expected = newestFirst(all, (client) => String(client.lastModifiedAt)).slice(0, 5);
@@ -100,11 +138,17 @@ describe('Fetch Test Event', () => {
 			parameters: { event: 'amlDeterminationCompleted' },
 			credentials: quiet.credentials(),
 		});
-		const completedAt = (client: IDataObject) => String((client.lastAmlDetermination as IDataObject).completedAt);
-		const expected = newestFirst(all.filter((client) => client.lastAmlDetermination), completedAt).slice(0, 5);
+		const completedAt = (client: IDataObject) =>
+			String((client.lastAmlDetermination as IDataObject).completedAt);
+		const expected = newestFirst(
+			all.filter((client) => client.lastAmlDetermination),
+			completedAt,
+		).slice(0, 5);
 		const { json } = await poller.fetchTestEvent();
 		expect(json.map((client) => client.id)).toEqual(expected.map((client) => client.id));
-		expect(json.every((client) => (client.lastAmlDetermination as IDataObject).riskLevel)).toBe(true);
+		expect(json.every((client) => (client.lastAmlDetermination as IDataObject).riskLevel)).toBe(
+			true,
+		);
 	});
 
 	it('gives recently modified clients whose review is due, and the full client when asked', async () => {
@@ -119,15 +163,25 @@ describe('Fetch Test Event', () => {
 		const { json } = await poller.fetchTestEvent();
 		expect(json[0]).toMatchObject({ id: ids[250], nextReviewDate: soon });
 		expect(json[0]).toHaveProperty('services');
-		expect(json.every((client) => String(client.nextReviewDate) <= new Date(Date.now() + 31 * 86_400_000).toISOString())).toBe(true);
+		expect(
+			json.every(
+				(client) =>
+					String(client.nextReviewDate) <= new Date(Date.now() + 31 * 86_400_000).toISOString(),
+			),
+		).toBe(true);
 	});
 
 	it('says what to do when there is nothing to show yet', async () => {
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: empty.credentials() });
+		const poller = createTriggerPoller({
+			parameters: { event: 'clientModified' },
+			credentials: empty.credentials(),
+		});
 		const { json, error } = await poller.fetchTestEvent();
 		expect(json).toEqual([]);
 		expect(error?.message).toBe('The firm has no client yet');
-		expect((error as Error & { description?: string }).description).toMatch(/then fetch a test event again/);
+		expect((error as Error & { description?: string }).description).toMatch(
+			/then fetch a test event again/,
+		);
 	});
 });
 
@@ -140,98 +194,196 @@ describe('Simplify (version 1.1): at most ten fields, always with when the event
 		state: client.state,
 		amlDeterminationStatus: client.amlDeterminationStatus,
 		riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
-		amlDeterminationCompletedAt: (client.lastAmlDetermination as IDataObject | undefined)?.completedAt ?? null,
+		amlDeterminationCompletedAt:
+			(client.lastAmlDetermination as IDataObject | undefined)?.completedAt ?? null,
 		nextReviewDate: client.nextReviewDate ?? null,
 		partner: client.partner?.name ?? null,
 		manager: client.manager?.name ?? null,
 		category: client.category,
 		lastModifiedAt: client.lastModifiedAt,
 	});
-	const simplified = (client: ServiceClient, fields: string[]) => Object.fromEntries(fields.map((field) => [field, flat(client)[field]]));
+	const simplified = (client: ServiceClient, fields: string[]) =>
+		Object.fromEntries(fields.map((field) => [field, flat(client)[field]]));
 
 	const HEAD = ['id', 'name', 'referenceNumber', 'state', 'amlDeterminationStatus', 'riskLevel'];
 
 	/** The parameters n8n keeps for a trigger of this version (the editor shows them), defaults filled in. */
 	const shown = (values: INodeParameters, typeVersion: number) => {
 		const { description } = new ComplianceRecordsTrigger();
-		return NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
+		return (
+			NodeHelpers.getNodeParameters(
+				description.properties,
+				values,
+				true,
+				false,
+				{ typeVersion },
+				description,
+			) ?? {}
+		);
 	};
 
 	/** A client with a partner, a manager and a completed AML determination, as the service holds it. */
 	async function assignedClient(): Promise<ServiceClient> {
 		for (const { id } of (await listAll(busy.sandbox())).slice(100)) {
-			const { data } = await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${String(id)}`);
+			const { data } = await serviceGet<{ data: ServiceClient }>(
+				busy.sandbox(),
+				`/clients/${String(id)}`,
+			);
 			if (data.partner && data.manager && data.lastAmlDetermination) return data;
 		}
 		throw new Error('The sandbox has no assigned client');
 	}
 
 	/** What the trigger emits for an event on such a client after its activation, and the client as the service then holds it. */
-	async function emittedEvent(parameters: IDataObject, typeVersion: number | undefined, happen: (id: string) => Promise<unknown>) {
+	async function emittedEvent(
+		parameters: IDataObject,
+		typeVersion: number | undefined,
+		happen: (id: string) => Promise<unknown>,
+	) {
 		const { id } = await assignedClient();
-		const poller = createTriggerPoller({ parameters, credentials: busy.credentials(), typeVersion, timezone: 'UTC' });
+		const poller = createTriggerPoller({
+			parameters,
+			credentials: busy.credentials(),
+			typeVersion,
+			timezone: 'UTC',
+		});
 		expect(await poller.poll()).toEqual([]);
 		await happen(id);
 		const emitted = await poller.poll();
-		return { changed: (await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${id}`)).data, emitted };
+		return {
+			changed: (await serviceGet<{ data: ServiceClient }>(busy.sandbox(), `/clients/${id}`)).data,
+			emitted,
+		};
 	}
 	const touch = (id: string) => touchClient(busy.sandbox(), id);
 	const complete = async (id: string) => busy.sandbox().completeAmlDetermination(id, 'HIGH');
 	let daysAhead = 4;
 	/** A review date a few days ahead, another each time, so that the client's date changes. */
 	const dueSoon = (id: string) =>
-		touchClient(busy.sandbox(), id, { nextReviewDate: new Date(Date.now() + ++daysAhead * 86_400_000).toISOString().slice(0, 10) });
+		touchClient(busy.sandbox(), id, {
+			nextReviewDate: new Date(Date.now() + ++daysAhead * 86_400_000).toISOString().slice(0, 10),
+		});
 
 	it('a trigger saved at version 1 has no Simplify and emits the list item, as 0.1.0 did', async () => {
 		expect(new ComplianceRecordsTrigger().description.version).toEqual([1, 1.1]);
-		expect(shown({ event: 'clientModified' }, 1)).toEqual({ authentication: 'apiKey', event: 'clientModified', options: {} });
-		expect(shown({ event: 'clientModified' }, 1.1)).toEqual({ authentication: 'apiKey', event: 'clientModified', simplify: true, options: {} });
+		expect(shown({ event: 'clientModified' }, 1)).toEqual({
+			authentication: 'apiKey',
+			event: 'clientModified',
+			options: {},
+		});
+		expect(shown({ event: 'clientModified' }, 1.1)).toEqual({
+			authentication: 'apiKey',
+			event: 'clientModified',
+			simplify: true,
+			options: {},
+		});
 
 		const { changed, emitted } = await emittedEvent({ event: 'clientModified' }, undefined, touch);
 
 		expect(emitted).toEqual([
-			expect.objectContaining({ id: changed.id, lastModifiedAt: changed.lastModifiedAt, links: expect.any(Object) }),
+			expect.objectContaining({
+				id: changed.id,
+				lastModifiedAt: changed.lastModifiedAt,
+				links: expect.any(Object),
+			}),
 		]);
 		expect(emitted[0].entity).toMatchObject({ object: expect.any(String) }); // a reference: the list item
 		expect(emitted[0]).not.toHaveProperty('partner');
 	});
 
 	it.each([
-		['Client Created or Modified', { event: 'clientModified' }, touch, [...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt']],
-		['AML Determination Completed', { event: 'amlDeterminationCompleted' }, complete, [...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'category', 'lastModifiedAt']],
-		['Review Due', { event: 'reviewDue', days: 30 }, dueSoon, [...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt']],
-	])('%s: the list item simplified, with when the event happened', async (_event, parameters, happen, fields) => {
-		const { changed, emitted } = await emittedEvent(parameters, 1.1, happen);
+		[
+			'Client Created or Modified',
+			{ event: 'clientModified' },
+			touch,
+			[...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt'],
+		],
+		[
+			'AML Determination Completed',
+			{ event: 'amlDeterminationCompleted' },
+			complete,
+			[...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'category', 'lastModifiedAt'],
+		],
+		[
+			'Review Due',
+			{ event: 'reviewDue', days: 30 },
+			dueSoon,
+			[...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt'],
+		],
+	])(
+		'%s: the list item simplified, with when the event happened',
+		async (_event, parameters, happen, fields) => {
+			const { changed, emitted } = await emittedEvent(parameters, 1.1, happen);
 
-		expect(emitted).toEqual([simplified(changed, fields)]);
-		expect(Object.keys(emitted[0])).toEqual(fields);
-	});
+			expect(emitted).toEqual([simplified(changed, fields)]);
+			expect(Object.keys(emitted[0])).toEqual(fields);
+		},
+	);
 
 	it.each([
-		['Client Created or Modified', { event: 'clientModified' }, touch, [...HEAD, 'nextReviewDate', 'partner', 'manager', 'lastModifiedAt']],
-		['AML Determination Completed', { event: 'amlDeterminationCompleted' }, complete, [...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'partner', 'manager']],
-		['Review Due', { event: 'reviewDue', days: 30 }, dueSoon, [...HEAD, 'nextReviewDate', 'partner', 'manager', 'category']],
-	])("%s with 'Fetch Full Client': ten fields, partner and manager by name, when the event happened kept", async (_event, parameters, happen, fields) => {
-		const { changed, emitted } = await emittedEvent({ ...parameters, options: { fetchFullClient: true } }, 1.1, happen);
+		[
+			'Client Created or Modified',
+			{ event: 'clientModified' },
+			touch,
+			[...HEAD, 'nextReviewDate', 'partner', 'manager', 'lastModifiedAt'],
+		],
+		[
+			'AML Determination Completed',
+			{ event: 'amlDeterminationCompleted' },
+			complete,
+			[...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'partner', 'manager'],
+		],
+		[
+			'Review Due',
+			{ event: 'reviewDue', days: 30 },
+			dueSoon,
+			[...HEAD, 'nextReviewDate', 'partner', 'manager', 'category'],
+		],
+	])(
+		"%s with 'Fetch Full Client': ten fields, partner and manager by name, when the event happened kept",
+		async (_event, parameters, happen, fields) => {
+			const { changed, emitted } = await emittedEvent(
+				{ ...parameters, options: { fetchFullClient: true } },
+				1.1,
+				happen,
+			);
 
-		expect(emitted).toEqual([simplified(changed, fields)]);
-		expect(emitted[0]).toMatchObject({ partner: changed.partner!.name, manager: changed.manager!.name });
-		expect(Object.keys(emitted[0])).toHaveLength(10);
-	});
+			expect(emitted).toEqual([simplified(changed, fields)]);
+			expect(emitted[0]).toMatchObject({
+				partner: changed.partner!.name,
+				manager: changed.manager!.name,
+			});
+			expect(Object.keys(emitted[0])).toHaveLength(10);
+		},
+	);
 
 	it("Simplify off, with 'Fetch Full Client': the client as the service sends it", async () => {
-		const { changed, emitted } = await emittedEvent({ event: 'clientModified', simplify: false, options: { fetchFullClient: true } }, 1.1, touch);
+		const { changed, emitted } = await emittedEvent(
+			{ event: 'clientModified', simplify: false, options: { fetchFullClient: true } },
+			1.1,
+			touch,
+		);
 
 		expect(emitted).toEqual([changed]);
 	});
 
 	it('Fetch Test Event shows the simplified output', async () => {
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: busy.credentials(), typeVersion: 1.1 });
+		const poller = createTriggerPoller({
+			parameters: { event: 'clientModified' },
+			credentials: busy.credentials(),
+			typeVersion: 1.1,
+		});
 
 		const { json, error } = await poller.fetchTestEvent();
 
 		expect(error).toBeUndefined();
 		expect(json.length).toBeGreaterThan(0);
-		for (const client of json) expect(Object.keys(client)).toEqual([...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt']);
+		for (const client of json)
+			expect(Object.keys(client)).toEqual([
+				...HEAD,
+				'nextReviewDate',
+				'category',
+				'lastModifiedAt',
+			]);
 	});
 });

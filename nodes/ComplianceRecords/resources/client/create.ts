@@ -18,16 +18,24 @@ import type { OperationWording } from '../../transport/errors';
 export const clientWording: OperationWording = {
 	conflict: {
 		message: 'The reference number is already in use',
-		advice: "Another client of the firm has this reference number. Use a different 'Reference Number'.",
+		advice:
+			"Another client of the firm has this reference number. Use a different 'Reference Number'.",
 	},
 	mayHaveActed:
 		"The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it.",
 };
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
-export const routing = recordRouting({ method: 'POST', path: '/clients', kind: 'client', wording: clientWording });
+export const routing = recordRouting({
+	method: 'POST',
+	path: '/clients',
+	kind: 'client',
+	wording: clientWording,
+});
 
-const forEntity = (...entityTypes: string[]): IDisplayOptions => ({ show: { entityType: entityTypes } });
+const forEntity = (...entityTypes: string[]): IDisplayOptions => ({
+	show: { entityType: entityTypes },
+});
 
 const personNames = (bodyPrefix: string): INodeProperties[] => [
 	textField('First Name', 'firstName', `${bodyPrefix}firstName`, { required: true }),
@@ -42,7 +50,10 @@ interface NewClientFieldOptions {
 }
 
 /** What a new client is made of (Create, and Create or Update of a new reference number). */
-export const newClientFields = ({ statusDescription, entityHint }: NewClientFieldOptions = {}): INodeProperties[] => [
+export const newClientFields = ({
+	statusDescription,
+	entityHint,
+}: NewClientFieldOptions = {}): INodeProperties[] => [
 	{
 		displayName: 'Status',
 		name: 'status',
@@ -70,7 +81,11 @@ export const newClientFields = ({ statusDescription, entityHint }: NewClientFiel
 				value: 'organisation',
 				description: 'A company, charity, trust or other body entered by hand',
 			},
-			{ name: 'Sole Trader', value: 'sole_trader', description: 'A person trading on their own account' },
+			{
+				name: 'Sole Trader',
+				value: 'sole_trader',
+				description: 'A person trading on their own account',
+			},
 			{
 				name: 'UK Company From the Registry',
 				value: 'import_uk_company',
@@ -85,7 +100,8 @@ export const newClientFields = ({ statusDescription, entityHint }: NewClientFiel
 	textField('Company Number', 'companyNumber', 'entity.companyNumber', {
 		required: true,
 		placeholder: 'e.g. 01234567',
-		description: "The company's number at the national company registry; the service fills in the rest",
+		description:
+			"The company's number at the national company registry; the service fills in the rest",
 		displayOptions: forEntity('import_uk_company'),
 	}),
 	textField('Organisation Name', 'organisationName', 'entity.name', {
@@ -130,7 +146,8 @@ export const newClientFields = ({ statusDescription, entityHint }: NewClientFiel
 		'organisationFields',
 		[
 			textField('Identifying Number', 'identifyingNumber', 'entity.identifyingNumber', {
-				description: "The organisation's own identifying number (it is not in the company registry)",
+				description:
+					"The organisation's own identifying number (it is not in the company registry)",
 			}),
 			addressField('Registered Address', 'registeredAddress', 'entity.registeredAddress'),
 			textField('Sub-Type', 'subType', 'entity.subType', { placeholder: 'e.g. Charitable trust' }),
@@ -148,4 +165,8 @@ export const additionalClientFields = (leftOut: string[] = []): INodeProperties 
 		clientAssignmentFields('additionalFields').filter((field) => !leftOut.includes(field.name)),
 	);
 
-export const description = forOperation('client', 'create', [...newClientFields(), additionalClientFields(), ...outputFields('client')]);
+export const description = forOperation('client', 'create', [
+	...newClientFields(),
+	additionalClientFields(),
+	...outputFields('client'),
+]);

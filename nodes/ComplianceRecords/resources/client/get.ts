@@ -15,8 +15,19 @@ export const clientRecord: RecordParameter = {
 };
 
 /** GET /clients/{id}: the full client, with its entity, assignments and services. */
-export const routing = recordRouting({ method: 'GET', path: '/clients', record: clientRecord, kind: 'client' });
+export const routing = recordRouting({
+	method: 'GET',
+	path: '/clients',
+	record: clientRecord,
+	kind: 'client',
+});
 
-export const clientFields = recordFields(clientRecord, "The client's ID, as in the ID field of Get Many or Create output");
+export const clientFields = recordFields(
+	clientRecord,
+	"The client's ID, as in the ID field of Get Many or Create output",
+);
 
-export const description = forOperation('client', 'get', [...clientFields, ...outputFields('client')]);
+export const description = forOperation('client', 'get', [
+	...clientFields,
+	...outputFields('client'),
+]);

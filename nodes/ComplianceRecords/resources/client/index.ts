@@ -34,14 +34,16 @@ export const clientDescription: INodeProperties[] = [
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many clients',
-			description: 'Retrieve a list of clients: all of them, those changed since a time, or those due for review',
+			description:
+				'Retrieve a list of clients: all of them, those changed since a time, or those due for review',
 			routing: getAll.routing,
 		},
 		{
 			name: 'Update',
 			value: 'update',
 			action: 'Update client',
-			description: 'Update one or more clients: status, staff, services, reference number or review date',
+			description:
+				'Update one or more clients: status, staff, services, reference number or review date',
 			routing: update.routing,
 		},
 	]),

@@ -1,6 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { clientAssignmentFields, forOperation, updateFieldsCollection } from '../../descriptions/fields';
+import {
+	clientAssignmentFields,
+	forOperation,
+	updateFieldsCollection,
+} from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import type { ClearableFields } from '../../helpers/preSend';
 import { recordRouting } from '../../helpers/routing';

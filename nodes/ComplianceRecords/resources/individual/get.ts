@@ -27,4 +27,7 @@ export const individualFields = recordFields(
 	"The individual's ID; for a client of category Individual, the client's entity ID",
 );
 
-export const description = forOperation('individual', 'get', [...individualFields, ...outputFields('individual')]);
+export const description = forOperation('individual', 'get', [
+	...individualFields,
+	...outputFields('individual'),
+]);

@@ -5,4 +5,7 @@ import { listRouting } from '../../helpers/lists';
 /** GET /individuals: all pages or up to Limit. */
 export const routing = listRouting('/individuals', 'individual');
 
-export const description = forOperation('individual', 'getAll', [...pagingFields, ...outputFields('individual')]);
+export const description = forOperation('individual', 'getAll', [
+	...pagingFields,
+	...outputFields('individual'),
+]);

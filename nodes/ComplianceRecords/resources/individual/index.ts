@@ -11,7 +11,8 @@ export const individualDescription: INodeProperties[] = [
 			name: 'Get',
 			value: 'get',
 			action: 'Get individual',
-			description: 'Retrieve an individual (a person): name, email, address, date of birth and client',
+			description:
+				'Retrieve an individual (a person): name, email, address, date of birth and client',
 			routing: get.routing,
 		},
 		{

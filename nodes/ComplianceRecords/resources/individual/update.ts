@@ -1,4 +1,9 @@
-import { forOperation, personOptionalFields, textField, updateFieldsCollection } from '../../descriptions/fields';
+import {
+	forOperation,
+	personOptionalFields,
+	textField,
+	updateFieldsCollection,
+} from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import type { ClearableFields } from '../../helpers/preSend';
 import { recordRouting } from '../../helpers/routing';

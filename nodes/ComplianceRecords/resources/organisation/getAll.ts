@@ -5,4 +5,7 @@ import { listRouting } from '../../helpers/lists';
 /** GET /organisations: all pages or up to Limit. */
 export const routing = listRouting('/organisations', 'organisation');
 
-export const description = forOperation('organisation', 'getAll', [...pagingFields, ...outputFields('organisation')]);
+export const description = forOperation('organisation', 'getAll', [
+	...pagingFields,
+	...outputFields('organisation'),
+]);

@@ -31,7 +31,11 @@ export const modifiedAt: EventTime = (context, client) =>
 export const determinationCompletedAt: EventTime = (context, client) => {
 	const determination = client.lastAmlDetermination as IDataObject | undefined | null;
 	if (!determination) return undefined;
-	return timestampOf(context, determination.completedAt, `the AML determination completion time of client ${client.id}`);
+	return timestampOf(
+		context,
+		determination.completedAt,
+		`the AML determination completion time of client ${client.id}`,
+	);
 };
 
 /** A listing of the stream in progress (watermark.ts says what `seen` keeps). */
@@ -101,7 +105,9 @@ export async function pollChanges(
 				continue;
 			}
 			// The full client may be newer than the list item: remember the state actually emitted.
-			const shown = fullClient ? await fullClientOrStop(budget, fullClient, client, progressed) : client;
+			const shown = fullClient
+				? await fullClientOrStop(budget, fullClient, client, progressed)
+				: client;
 			if (!shown) {
 				unfinishedPage = new Set(listed.map(({ client: onPage }) => clientKey(onPage.id)));
 				return false;
@@ -121,7 +127,11 @@ export async function pollChanges(
 				cursor,
 				sweep: {
 					...progress.sweep,
-					seen: sweepSeenAfterStop([sweptSeen, handled], watermarkAfter(cursor.since, firstEvaluation), unfinishedPage),
+					seen: sweepSeenAfterStop(
+						[sweptSeen, handled],
+						watermarkAfter(cursor.since, firstEvaluation),
+						unfinishedPage,
+					),
 					...(recording && { recording }),
 				},
 			};

@@ -39,7 +39,11 @@ export async function pollReviewDue(
 	const resumed =
 		unfinished?.scan === undefined || unfinished.scan === today
 			? unfinished
-			: { firstEvaluation: unfinished.firstEvaluation, scan: today, recording: unfinished.recording };
+			: {
+					firstEvaluation: unfinished.firstEvaluation,
+					scan: today,
+					recording: unfinished.recording,
+				};
 	const scanning = resumed ? resumed.scan !== undefined : saved?.scannedOn !== today;
 	const due = saved?.due ?? new DueMemory();
 	if (scanning) due.forgetBefore(today);
@@ -52,30 +56,49 @@ export async function pollReviewDue(
 
 	const emitted: Client[] = [];
 	let progressed = false;
-	const progress = await sweep.call(this, budget, scanning ? undefined : saved?.since, resumed, async (listed) => {
-		for (const { client } of listed) {
-			if (predatesActivation(client) || !due.isEntering(client.id, client.nextReviewDate, window)) {
+	const progress = await sweep.call(
+		this,
+		budget,
+		scanning ? undefined : saved?.since,
+		resumed,
+		async (listed) => {
+			for (const { client } of listed) {
+				if (
+					predatesActivation(client) ||
+					!due.isEntering(client.id, client.nextReviewDate, window)
+				) {
+					due.observe(client.id, client.nextReviewDate, window);
+					continue;
+				}
+				const shown = fullClient
+					? await fullClientOrStop(budget, fullClient, client, progressed)
+					: client;
+				if (!shown) return false;
 				due.observe(client.id, client.nextReviewDate, window);
-				continue;
+				// A date changed again since the listing is judged on the state actually emitted.
+				const sameDate = shown.nextReviewDate === client.nextReviewDate;
+				if (sameDate || due.observe(shown.id, shown.nextReviewDate, window)) emitted.push(shown);
+				progressed = true;
 			}
-			const shown = fullClient ? await fullClientOrStop(budget, fullClient, client, progressed) : client;
-			if (!shown) return false;
-			due.observe(client.id, client.nextReviewDate, window);
-			// A date changed again since the listing is judged on the state actually emitted.
-			const sameDate = shown.nextReviewDate === client.nextReviewDate;
-			if (sameDate || due.observe(shown.id, shown.nextReviewDate, window)) emitted.push(shown);
 			progressed = true;
-		}
-		progressed = true;
-		return true;
-	});
+			return true;
+		},
+	);
 
 	emitted.sort(
-		(a, b) => String(a.nextReviewDate).localeCompare(String(b.nextReviewDate)) || a.id.localeCompare(b.id),
+		(a, b) =>
+			String(a.nextReviewDate).localeCompare(String(b.nextReviewDate)) || a.id.localeCompare(b.id),
 	);
 	if (!progress.complete) {
-		const sweepState: ReviewSweep = { ...progress.sweep, ...(scanning && { scan: today }), ...(recording && { recording }) };
-		return { emitted, state: { since: saved?.since, scannedOn: saved?.scannedOn, due, sweep: sweepState } };
+		const sweepState: ReviewSweep = {
+			...progress.sweep,
+			...(scanning && { scan: today }),
+			...(recording && { recording }),
+		};
+		return {
+			emitted,
+			state: { since: saved?.since, scannedOn: saved?.scannedOn, due, sweep: sweepState },
+		};
 	}
 	const since = watermarkAfter(saved?.since ?? -Infinity, progress.sweep.firstEvaluation);
 	return {

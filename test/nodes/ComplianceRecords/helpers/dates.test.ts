@@ -2,7 +2,12 @@ import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow
 import { NodeHelpers } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
-import { addDays, calendarDate, isInWindow, reviewWindow } from '../../../../nodes/ComplianceRecords/helpers/dates';
+import {
+	addDays,
+	calendarDate,
+	isInWindow,
+	reviewWindow,
+} from '../../../../nodes/ComplianceRecords/helpers/dates';
 import { runNode } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { serviceGet } from '../../../helpers/serviceApi';
@@ -52,7 +57,9 @@ const { sandbox, credentials } = useSandbox({ clients: 4 });
 /** The first client's and the first individual's IDs; the sandbox's log cleared after. */
 async function records(): Promise<{ clientId: string; individualId: string }> {
 	const [client] = (await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients')).data;
-	const [individual] = (await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/individuals')).data;
+	const [individual] = (
+		await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/individuals')
+	).data;
 	sandbox().clearRequests();
 	return { clientId: client.id, individualId: individual.id };
 }
@@ -63,10 +70,18 @@ interface DateRun {
 	input?: IDataObject[];
 }
 
-const updateClient = async (updateFields: INodeParameters, { typeVersion = 2, timezone, input }: DateRun = {}) =>
+const updateClient = async (
+	updateFields: INodeParameters,
+	{ typeVersion = 2, timezone, input }: DateRun = {},
+) =>
 	await runNode({
 		credentials: credentials(),
-		parameters: { resource: 'client', operation: 'update', clientId: (await records()).clientId, updateFields },
+		parameters: {
+			resource: 'client',
+			operation: 'update',
+			clientId: (await records()).clientId,
+			updateFields,
+		},
 		typeVersion,
 		timezone,
 		input,
@@ -75,47 +90,99 @@ const updateClient = async (updateFields: INodeParameters, { typeVersion = 2, ti
 const updateIndividual = async (updateFields: INodeParameters, { typeVersion = 2 }: DateRun = {}) =>
 	await runNode({
 		credentials: credentials(),
-		parameters: { resource: 'individual', operation: 'update', individualId: (await records()).individualId, updateFields },
+		parameters: {
+			resource: 'individual',
+			operation: 'update',
+			individualId: (await records()).individualId,
+			updateFields,
+		},
 		typeVersion,
 	});
 
 const createClient = (parameters: INodeParameters) =>
-	runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'create', status: 'PROSPECT', ...parameters }, typeVersion: 2 });
+	runNode({
+		credentials: credentials(),
+		parameters: { resource: 'client', operation: 'create', status: 'PROSPECT', ...parameters },
+		typeVersion: 2,
+	});
 
 /** The bodies the service received, in order. */
-const receivedBodies = () => sandbox().requests().map((request) => request.body as IDataObject);
+const receivedBodies = () =>
+	sandbox()
+		.requests()
+		.map((request) => request.body as IDataObject);
 
 /** The calendar date in a time zone, `days` days from now, as YYYY-MM-DD. */
 const dateInZone = (timeZone: string, days: number) =>
-	new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-		new Date(Date.now() + days * 24 * 60 * 60 * 1000),
-	);
+	new Intl.DateTimeFormat('en-CA', {
+		timeZone,
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+	}).format(new Date(Date.now() + days * 24 * 60 * 60 * 1000));
 
 describe('Dates', () => {
 	describe('in the editor', () => {
 		const { description } = new ComplianceRecords();
 
 		/** The type of the field the editor shows under a collection of an operation, at a node version. */
-		function fieldType(nodeValues: INodeParameters, collection: string, field: string, typeVersion: number) {
+		function fieldType(
+			nodeValues: INodeParameters,
+			collection: string,
+			field: string,
+			typeVersion: number,
+		) {
 			const parent = description.properties.find(
-				(property) => property.name === collection && NodeHelpers.displayParameter(nodeValues, property, { typeVersion }, description),
+				(property) =>
+					property.name === collection &&
+					NodeHelpers.displayParameter(nodeValues, property, { typeVersion }, description),
 			);
 			const shown = (parent?.options as INodeProperties[]).filter(
-				(option) => option.name === field && NodeHelpers.displayParameter(nodeValues, option, { typeVersion }, description),
+				(option) =>
+					option.name === field &&
+					NodeHelpers.displayParameter(nodeValues, option, { typeVersion }, description),
 			);
 			return shown.map((option) => option.type);
 		}
 
 		it.each([
-			['Client > Create', 'additionalFields', 'nextReviewDate', { resource: 'client', operation: 'create' }],
-			['Client > Update', 'updateFields', 'nextReviewDate', { resource: 'client', operation: 'update' }],
-			['Client > Create', 'individualFields', 'birth', { resource: 'client', operation: 'create', entityType: 'individual' }],
-			['Client > Create', 'soleTraderFields', 'birth', { resource: 'client', operation: 'create', entityType: 'sole_trader' }],
-			['Individual > Update', 'updateFields', 'birth', { resource: 'individual', operation: 'update' }],
-		])('%s: %s > %s is a date picker in version 2, text in version 1', (_operation, collection, field, nodeValues) => {
-			expect(fieldType(nodeValues, collection, field, 2)).toEqual(['dateTime']);
-			expect(fieldType(nodeValues, collection, field, 1)).toEqual(['string']);
-		});
+			[
+				'Client > Create',
+				'additionalFields',
+				'nextReviewDate',
+				{ resource: 'client', operation: 'create' },
+			],
+			[
+				'Client > Update',
+				'updateFields',
+				'nextReviewDate',
+				{ resource: 'client', operation: 'update' },
+			],
+			[
+				'Client > Create',
+				'individualFields',
+				'birth',
+				{ resource: 'client', operation: 'create', entityType: 'individual' },
+			],
+			[
+				'Client > Create',
+				'soleTraderFields',
+				'birth',
+				{ resource: 'client', operation: 'create', entityType: 'sole_trader' },
+			],
+			[
+				'Individual > Update',
+				'updateFields',
+				'birth',
+				{ resource: 'individual', operation: 'update' },
+			],
+		])(
+			'%s: %s > %s is a date picker in version 2, text in version 1',
+			(_operation, collection, field, nodeValues) => {
+				expect(fieldType(nodeValues, collection, field, 2)).toEqual(['dateTime']);
+				expect(fieldType(nodeValues, collection, field, 1)).toEqual(['string']);
+			},
+		);
 	});
 
 	describe('Next Review Date', () => {
@@ -123,15 +190,31 @@ describe('Dates', () => {
 			['a date', '2027-03-31', '2027-03-31'],
 			["the date picker's value (a time, no zone)", '2027-03-31T00:00:00', '2027-03-31'],
 			['a UTC date-time with a fraction', '2027-03-31T00:00:00.000Z', '2027-03-31'],
-			['a date-time with a negative offset near midnight (April 1 in UTC)', '2027-03-31T23:30:00-05:00', '2027-03-31'],
-			['a date-time with a positive offset just after midnight (March 31 in UTC)', '2027-04-01T00:30:00+02:00', '2027-04-01'],
+			[
+				'a date-time with a negative offset near midnight (April 1 in UTC)',
+				'2027-03-31T23:30:00-05:00',
+				'2027-03-31',
+			],
+			[
+				'a date-time with a positive offset just after midnight (March 31 in UTC)',
+				'2027-04-01T00:30:00+02:00',
+				'2027-04-01',
+			],
 			['a date-time without seconds, offset without colon', '2027-03-31T23:30+0530', '2027-03-31'],
 			['the basic format', '20270331T233000Z', '2027-03-31'],
 			['a basic-format date', '20270331', '2027-03-31'],
 			['a space for the T, as databases write it', '2027-03-31 23:30:00', '2027-03-31'],
 			['spaces around it', ' 2027-03-31 ', '2027-03-31'],
-			['a DateTime from an expression, in its own zone', '={{ DateTime.fromISO("2027-03-31T23:30:00-05:00", { setZone: true }) }}', '2027-03-31'],
-			['a DateTime in UTC just after midnight', '={{ DateTime.fromISO("2027-04-01T00:30:00Z", { zone: "utc" }) }}', '2027-04-01'],
+			[
+				'a DateTime from an expression, in its own zone',
+				'={{ DateTime.fromISO("2027-03-31T23:30:00-05:00", { setZone: true }) }}',
+				'2027-03-31',
+			],
+			[
+				'a DateTime in UTC just after midnight',
+				'={{ DateTime.fromISO("2027-04-01T00:30:00Z", { zone: "utc" }) }}',
+				'2027-04-01',
+			],
 		])('takes %s and sends the date', async (_case, nextReviewDate, sent) => {
 			const run = await updateClient({ nextReviewDate });
 
@@ -141,7 +224,10 @@ describe('Dates', () => {
 		});
 
 		it("takes {{ $now.plus({ days: 30 }) }}: the date 30 days from now in the workflow's time zone", async () => {
-			const run = await updateClient({ nextReviewDate: '={{ $now.plus({ days: 30 }) }}' }, { timezone: 'Asia/Tokyo' });
+			const run = await updateClient(
+				{ nextReviewDate: '={{ $now.plus({ days: 30 }) }}' },
+				{ timezone: 'Asia/Tokyo' },
+			);
 
 			expect(run.error).toBeUndefined();
 			expect(receivedBodies()).toEqual([{ nextReviewDate: dateInZone('Asia/Tokyo', 30) }]);
@@ -155,7 +241,10 @@ describe('Dates', () => {
 			const london = await updateClient({ nextReviewDate }, { timezone: 'Europe/London' });
 
 			expect([tokyo.error, london.error]).toEqual([undefined, undefined]);
-			expect([tokyoBody, receivedBodies()]).toEqual([[{ nextReviewDate: '2027-04-01' }], [{ nextReviewDate: '2027-03-31' }]]);
+			expect([tokyoBody, receivedBodies()]).toEqual([
+				[{ nextReviewDate: '2027-04-01' }],
+				[{ nextReviewDate: '2027-03-31' }],
+			]);
 		});
 
 		it('sends the date on Create too, and the service stores it', async () => {
@@ -163,32 +252,79 @@ describe('Dates', () => {
 				entityType: 'individual',
 				firstName: 'Ada',
 				lastName: 'Lovelace',
-				additionalFields: { nextReviewDate: '={{ DateTime.fromISO("2027-09-30T22:00:00-07:00", { setZone: true }) }}' },
+				additionalFields: {
+					nextReviewDate: '={{ DateTime.fromISO("2027-09-30T22:00:00-07:00", { setZone: true }) }}',
+				},
 			});
 
 			expect(run.error).toBeUndefined();
 			expect(receivedBodies()).toEqual([
-				{ status: 'PROSPECT', entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' }, nextReviewDate: '2027-09-30' },
+				{
+					status: 'PROSPECT',
+					entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' },
+					nextReviewDate: '2027-09-30',
+				},
 			]);
-			const stored = await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${String(run.json[0].id)}`);
+			const stored = await serviceGet<{ data: IDataObject }>(
+				sandbox(),
+				`/clients/${String(run.json[0].id)}`,
+			);
 			expect(stored.data.nextReviewDate).toBe('2027-09-30');
 		});
 
 		it.each([
-			['a date in another form', '31/03/2027', "'Next Review Date' is not a date", 'Got "31/03/2027". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-			['words', 'next Tuesday', "'Next Review Date' is not a date", 'Got "next Tuesday". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-			['a time that does not exist', '2027-03-31T24:30:00Z', "'Next Review Date' is not a date", 'Got "2027-03-31T24:30:00Z". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-			['a date not in the calendar', '2027-02-29T10:00:00Z', "'Next Review Date' is not a real date", '"2027-02-29T10:00:00Z" does not exist in the calendar. Enter a date that does, such as 2027-03-31.'],
-			['a number', '={{ 20270331 }}', "'Next Review Date' is not a date", 'Got the number 20270331. Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-			['an invalid DateTime', '={{ DateTime.fromISO("soon") }}', "'Next Review Date' is not a valid date", 'The expression gave Invalid DateTime (unparsable). Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-			['an invalid Date', '={{ new Date("soon") }}', "'Next Review Date' is not a valid date", 'The expression gave Invalid Date. Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-		])('refuses %s, naming the field, before sending anything', async (_case, nextReviewDate, message, description) => {
-			const run = await updateClient({ nextReviewDate });
+			[
+				'a date in another form',
+				'31/03/2027',
+				"'Next Review Date' is not a date",
+				'Got "31/03/2027". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+			[
+				'words',
+				'next Tuesday',
+				"'Next Review Date' is not a date",
+				'Got "next Tuesday". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+			[
+				'a time that does not exist',
+				'2027-03-31T24:30:00Z',
+				"'Next Review Date' is not a date",
+				'Got "2027-03-31T24:30:00Z". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+			[
+				'a date not in the calendar',
+				'2027-02-29T10:00:00Z',
+				"'Next Review Date' is not a real date",
+				'"2027-02-29T10:00:00Z" does not exist in the calendar. Enter a date that does, such as 2027-03-31.',
+			],
+			[
+				'a number',
+				'={{ 20270331 }}',
+				"'Next Review Date' is not a date",
+				'Got the number 20270331. Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+			[
+				'an invalid DateTime',
+				'={{ DateTime.fromISO("soon") }}',
+				"'Next Review Date' is not a valid date",
+				'The expression gave Invalid DateTime (unparsable). Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+			[
+				'an invalid Date',
+				'={{ new Date("soon") }}',
+				"'Next Review Date' is not a valid date",
+				'The expression gave Invalid Date. Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+		])(
+			'refuses %s, naming the field, before sending anything',
+			async (_case, nextReviewDate, message, description) => {
+				const run = await updateClient({ nextReviewDate });
 
-			expect(run.error?.message).toBe(`${message} [item 0]`);
-			expect(run.error?.description).toBe(description);
-			expect(sandbox().requests()).toEqual([]);
-		});
+				expect(run.error?.message).toBe(`${message} [item 0]`);
+				expect(run.error?.description).toBe(description);
+				expect(sandbox().requests()).toEqual([]);
+			},
+		);
 
 		it('names the input item whose date is refused', async () => {
 			const run = await updateClient(
@@ -226,26 +362,53 @@ describe('Dates', () => {
 				entityType: 'sole_trader',
 				firstName: 'Tom',
 				lastName: 'Baker',
-				soleTraderFields: { birth: '={{ DateTime.fromISO("1970-01-31T08:00:00+01:00", { setZone: true }) }}' },
+				soleTraderFields: {
+					birth: '={{ DateTime.fromISO("1970-01-31T08:00:00+01:00", { setZone: true }) }}',
+				},
 			});
 
 			expect([individual.error, soleTrader.error]).toEqual([undefined, undefined]);
 			expect(receivedBodies().map((body) => body.entity)).toEqual([
-				{ object: 'individual', firstName: 'Grace', lastName: 'Hopper', birth: { day: 9, month: 12, year: 1906 } },
-				{ object: 'sole_trader', individual: { firstName: 'Tom', lastName: 'Baker', birth: { day: 31, month: 1, year: 1970 } } },
+				{
+					object: 'individual',
+					firstName: 'Grace',
+					lastName: 'Hopper',
+					birth: { day: 9, month: 12, year: 1906 },
+				},
+				{
+					object: 'sole_trader',
+					individual: {
+						firstName: 'Tom',
+						lastName: 'Baker',
+						birth: { day: 31, month: 1, year: 1970 },
+					},
+				},
 			]);
 		});
 
 		it.each([
-			['a year and month only', '1984-07', "'Date of Birth' is incomplete", 'Got "1984-07". The service needs day, month and year together: enter a date such as 1984-07-21.'],
-			['a date in another form', '21.07.1984', "'Date of Birth' is not a date", 'Got "21.07.1984". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.'],
-		])('refuses %s, naming the field, before sending anything', async (_case, birth, message, description) => {
-			const run = await updateIndividual({ birth });
+			[
+				'a year and month only',
+				'1984-07',
+				"'Date of Birth' is incomplete",
+				'Got "1984-07". The service needs day, month and year together: enter a date such as 1984-07-21.',
+			],
+			[
+				'a date in another form',
+				'21.07.1984',
+				"'Date of Birth' is not a date",
+				'Got "21.07.1984". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+			],
+		])(
+			'refuses %s, naming the field, before sending anything',
+			async (_case, birth, message, description) => {
+				const run = await updateIndividual({ birth });
 
-			expect(run.error?.message).toBe(`${message} [item 0]`);
-			expect(run.error?.description).toBe(description);
-			expect(sandbox().requests()).toEqual([]);
-		});
+				expect(run.error?.message).toBe(`${message} [item 0]`);
+				expect(run.error?.description).toBe(description);
+				expect(sandbox().requests()).toEqual([]);
+			},
+		);
 	});
 
 	describe('version 1 (0.1.0)', () => {
@@ -262,12 +425,21 @@ describe('Dates', () => {
 		});
 
 		it('now also takes a date-time and a DateTime from an expression', async () => {
-			const text = await updateClient({ nextReviewDate: '2027-03-31T23:30:00-05:00' }, { typeVersion });
+			const text = await updateClient(
+				{ nextReviewDate: '2027-03-31T23:30:00-05:00' },
+				{ typeVersion },
+			);
 			const textBody = receivedBodies();
-			const dateTime = await updateIndividual({ birth: '={{ DateTime.fromISO("1984-07-21") }}' }, { typeVersion });
+			const dateTime = await updateIndividual(
+				{ birth: '={{ DateTime.fromISO("1984-07-21") }}' },
+				{ typeVersion },
+			);
 
 			expect([text.error, dateTime.error]).toEqual([undefined, undefined]);
-			expect([textBody, receivedBodies()]).toEqual([[{ nextReviewDate: '2027-03-31' }], [{ birth: { day: 21, month: 7, year: 1984 } }]]);
+			expect([textBody, receivedBodies()]).toEqual([
+				[{ nextReviewDate: '2027-03-31' }],
+				[{ birth: { day: 21, month: 7, year: 1984 } }],
+			]);
 		});
 	});
 });

@@ -11,7 +11,13 @@ import { serviceGet } from '../../../helpers/serviceApi';
 const { sandbox, credentials } = useSandbox({ clients: 3 });
 
 interface Firm {
-	staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean }>;
+	staff: Array<{
+		id: string;
+		firstName: string;
+		lastName: string;
+		isPartner: boolean;
+		isManager: boolean;
+	}>;
 	businessUnits: Array<{ id: string; name: string }>;
 	services: Array<{ id: string; name: string }>;
 }
@@ -24,8 +30,10 @@ async function firm(): Promise<Firm> {
 
 const staffId = (record: Firm, name: string) =>
 	record.staff.find((member) => `${member.firstName} ${member.lastName}` === name)!.id;
-const unitId = (record: Firm, name: string) => record.businessUnits.find((unit) => unit.name === name)!.id;
-const serviceId = (record: Firm, name: string) => record.services.find((service) => service.name === name)!.id;
+const unitId = (record: Firm, name: string) =>
+	record.businessUnits.find((unit) => unit.name === name)!.id;
+const serviceId = (record: Firm, name: string) =>
+	record.services.find((service) => service.name === name)!.id;
 
 const createIndividual = (additionalFields: INodeParameters, input?: IDataObject[]) =>
 	runNode({
@@ -42,7 +50,10 @@ const createIndividual = (additionalFields: INodeParameters, input?: IDataObject
 		input,
 	});
 
-const requestLines = () => sandbox().requests().map((request) => `${request.method} ${request.path}`);
+const requestLines = () =>
+	sandbox()
+		.requests()
+		.map((request) => `${request.method} ${request.path}`);
 
 describe('names of the firm record where IDs go', () => {
 	it('sends the IDs of a partner, manager, business unit and services given by name in expressions', async () => {
@@ -55,7 +66,14 @@ describe('names of the firm record where IDs go', () => {
 				businessUnitId: '={{ $json.unit }}',
 				serviceIds: '={{ $json.services }}',
 			},
-			[{ partner: 'Priya Shah', manager: 'Tom Gallagher', unit: 'Private Client', services: ['Payroll', 'VAT returns'] }],
+			[
+				{
+					partner: 'Priya Shah',
+					manager: 'Tom Gallagher',
+					unit: 'Private Client',
+					services: ['Payroll', 'VAT returns'],
+				},
+			],
 		);
 
 		expect(run.error).toBeUndefined();
@@ -84,9 +102,12 @@ describe('names of the firm record where IDs go', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(requestLines()).toEqual(['GET /firm', ...people.map(() => 'POST /clients')]);
-		expect(sandbox().requests().slice(1).map((request) => (request.body as IDataObject).partnerId)).toEqual(
-			people.map((person) => staffId(record, person.partner)),
-		);
+		expect(
+			sandbox()
+				.requests()
+				.slice(1)
+				.map((request) => (request.body as IDataObject).partnerId),
+		).toEqual(people.map((person) => staffId(record, person.partner)));
 	});
 
 	it.each([
@@ -106,7 +127,9 @@ describe('names of the firm record where IDs go', () => {
 	it('refuses an unknown partner before the client request, listing the partners', async () => {
 		const run = await createIndividual({ partnerId: '={{ "Jon Smith" }}' });
 
-		expect(run.error?.message).toBe("'Partner Name or ID' \"Jon Smith\" is not one of the firm's partners [item 0]");
+		expect(run.error?.message).toBe(
+			"'Partner Name or ID' \"Jon Smith\" is not one of the firm's partners [item 0]",
+		);
 		expect(run.error?.description).toBe(
 			"Give a partner's name or ID. The firm's partners: Eleanor Harwood, James Finch, Margaret Osei, Priya Shah.",
 		);
@@ -117,10 +140,16 @@ describe('names of the firm record where IDs go', () => {
 		const record = await firm();
 
 		const byName = await createIndividual({ managerId: '={{ "Hannah Lewis" }}' });
-		const byId = await createIndividual({ managerId: `={{ "${staffId(record, 'Hannah Lewis')}" }}` });
+		const byId = await createIndividual({
+			managerId: `={{ "${staffId(record, 'Hannah Lewis')}" }}`,
+		});
 
-		expect(byName.error?.message).toBe("'Manager Name or ID' \"Hannah Lewis\" is not one of the firm's managers [item 0]");
-		expect(byId.error?.message).toBe(`'Manager Name or ID' "${staffId(record, 'Hannah Lewis')}" is not one of the firm's managers [item 0]`);
+		expect(byName.error?.message).toBe(
+			"'Manager Name or ID' \"Hannah Lewis\" is not one of the firm's managers [item 0]",
+		);
+		expect(byId.error?.message).toBe(
+			`'Manager Name or ID' "${staffId(record, 'Hannah Lewis')}" is not one of the firm's managers [item 0]`,
+		);
 		expect(byName.error?.description).toBe(
 			"Give a manager's name or ID. The firm's managers: Aisha Rahman, Daniel Price, Priya Shah, Tom Gallagher.",
 		);
@@ -140,7 +169,10 @@ describe('names of the firm record where IDs go', () => {
 	it('sends a value chosen from the dropdown as it is, without reading the firm record', async () => {
 		const record = await firm();
 
-		const run = await createIndividual({ partnerId: staffId(record, 'James Finch'), serviceIds: [serviceId(record, 'Payroll')] });
+		const run = await createIndividual({
+			partnerId: staffId(record, 'James Finch'),
+			serviceIds: [serviceId(record, 'Payroll')],
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(requestLines()).toEqual(['POST /clients']);
@@ -152,7 +184,8 @@ describe('names of the firm record where IDs go', () => {
 
 	it('takes names in an update too: a manager and a business unit', async () => {
 		const record = await firm();
-		const [client] = (await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients')).data;
+		const [client] = (await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients'))
+			.data;
 		sandbox().clearRequests();
 
 		const run = await runNode({

@@ -10,7 +10,10 @@ describe.each([150_000, 250_000])('Return All on a firm of %i clients', (clients
 	const { sandbox, credentials } = useSandbox({ clients });
 
 	it("stops at the first page, saying the firm's size, why, and what to do instead", async () => {
-		const run = await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+		});
 
 		expect(run.error?.message).toBe(
 			`The firm has ${clients.toLocaleString('en-US')} clients: more than n8n can output from one run of a node (100,000) [item 0]`,
@@ -19,7 +22,11 @@ describe.each([150_000, 250_000])('Return All on a firm of %i clients', (clients
 			"n8n hands a node's items on in one step that holds about 120,000 at most, so the node stops at 100,000 before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.",
 		);
 		expect(run.json).toEqual([]);
-		expect(sandbox().requests().map((request) => request.query)).toEqual([{ limit: '200' }]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.query),
+		).toEqual([{ limit: '200' }]);
 	});
 
 	it('a Limit of 100,000 still works: exactly that many, in 500 requests', async () => {
@@ -50,7 +57,9 @@ describe('Return All with a filter the service cannot apply, past the ceiling', 
 			},
 		});
 
-		expect(run.error?.message).toBe('More than 100,000 clients match: more than n8n can output from one run of a node (100,000) [item 0]');
+		expect(run.error?.message).toBe(
+			'More than 100,000 clients match: more than n8n can output from one run of a node (100,000) [item 0]',
+		);
 		expect(run.json).toEqual([]);
 		const read = sandbox().requests().length * 200;
 		expect(read).toBeGreaterThan(100_000);

@@ -18,9 +18,17 @@ const toolTypes = new TestNodeTypes([tool]);
 
 /** The node as an AI agent's tool, version 2: the call's arguments are its input item, where `$fromAI()` reads them. */
 const runTool = (parameters: INodeParameters, toolCall: IDataObject = {}) =>
-	runNode({ credentials: credentials(), parameters, typeVersion: 2, nodeType: tool, nodeTypes: toolTypes, input: [toolCall] });
+	runNode({
+		credentials: credentials(),
+		parameters,
+		typeVersion: 2,
+		nodeType: tool,
+		nodeTypes: toolTypes,
+		input: [toolCall],
+	});
 
-const stored = async <T = IDataObject>(path: string) => (await serviceGet<{ data: T }>(sandbox(), path)).data;
+const stored = async <T = IDataObject>(path: string) =>
+	(await serviceGet<{ data: T }>(sandbox(), path)).data;
 
 /** What Simplify keeps of a full client: the ten fields most used, in that order, as the README lists them. */
 const simplifiedClient = (client: ServiceClient) => ({
@@ -46,13 +54,17 @@ const simplifiedListItem = (client: ServiceClient) => {
 /** An address as the flat records write it: its non-empty lines, in letter order, on one line. */
 const oneLine = (address: unknown) => {
 	if (!address) return null;
-	const lines = ['line1', 'line2', 'city', 'county', 'postcode', 'country'].map((key) => (address as IDataObject)[key]);
+	const lines = ['line1', 'line2', 'city', 'county', 'postcode', 'country'].map(
+		(key) => (address as IDataObject)[key],
+	);
 	return lines.filter((line) => typeof line === 'string' && line !== '').join(', ') || null;
 };
 
 async function fullClients(): Promise<ServiceClient[]> {
 	const list = await stored<Array<{ id: string }>>('/clients?limit=60');
-	const clients = await Promise.all(list.map((item) => stored<ServiceClient>(`/clients/${item.id}`)));
+	const clients = await Promise.all(
+		list.map((item) => stored<ServiceClient>(`/clients/${item.id}`)),
+	);
 	sandbox().clearRequests();
 	return clients;
 }
@@ -61,7 +73,12 @@ async function fullClients(): Promise<ServiceClient[]> {
 async function completeAndSparse(): Promise<[ServiceClient, ServiceClient]> {
 	const clients = await fullClients();
 	const complete = clients.find(
-		(client) => client.partner && client.manager && client.businessUnit && client.lastAmlDetermination && client.referenceNumber,
+		(client) =>
+			client.partner &&
+			client.manager &&
+			client.businessUnit &&
+			client.lastAmlDetermination &&
+			client.referenceNumber,
 	)!;
 	const sparse = clients.find((client) => !client.partner && !client.lastAmlDetermination)!;
 	return [complete, sparse];
@@ -80,7 +97,12 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 	it('with Simplify turned off, the full client', async () => {
 		const [client] = await fullClients();
 
-		const result = await run({ resource: 'client', operation: 'get', clientId: client.id, simplify: false });
+		const result = await run({
+			resource: 'client',
+			operation: 'get',
+			clientId: client.id,
+			simplify: false,
+		});
 
 		expect(result.json).toEqual([client]);
 	});
@@ -94,7 +116,10 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		];
 
 		expect(results.map((result) => result.error)).toEqual([undefined, undefined]);
-		expect(results.map((result) => result.json)).toEqual([[simplifiedClient(complete)], [simplifiedClient(sparse)]]);
+		expect(results.map((result) => result.json)).toEqual([
+			[simplifiedClient(complete)],
+			[simplifiedClient(sparse)],
+		]);
 		expect(Object.keys(results[0].json[0])).toEqual([
 			'id',
 			'name',
@@ -107,9 +132,16 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 			'manager',
 			'category',
 		]);
-		expect(results[0].json[0]).toMatchObject({ partner: expect.stringMatching(/^\w+ \w+$/), riskLevel: expect.any(String) });
+		expect(results[0].json[0]).toMatchObject({
+			partner: expect.stringMatching(/^\w+ \w+$/),
+			riskLevel: expect.any(String),
+		});
 		expect(results[1].json[0]).toMatchObject({ partner: null, riskLevel: null });
-		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${complete.id}`, `/clients/${sparse.id}`]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.path),
+		).toEqual([`/clients/${complete.id}`, `/clients/${sparse.id}`]);
 	});
 
 	it("Client > Get Many: the list item's fields of those ten, and when it last changed (a sync's next 'Modified Since')", async () => {
@@ -135,7 +167,9 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 	});
 
 	it('Client > Create and Update output the simplified client', async () => {
-		const firm = await stored<{ staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean }> }>('/firm');
+		const firm = await stored<{
+			staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean }>;
+		}>('/firm');
 		const partner = firm.staff.find((member) => member.isPartner)!;
 
 		const created = await run({
@@ -159,19 +193,33 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		const client = await stored<ServiceClient>(`/clients/${id}`);
 		expect(updated.json).toEqual([simplifiedClient(client)]);
 		expect(created.json).toEqual([{ ...simplifiedClient(client), partner: null }]);
-		expect(created.json[0]).toMatchObject({ name: 'Jane Doe', state: 'PROSPECT', nextReviewDate: '2027-01-31' });
+		expect(created.json[0]).toMatchObject({
+			name: 'Jane Doe',
+			state: 'PROSPECT',
+			nextReviewDate: '2027-01-31',
+		});
 		expect(updated.json[0].partner).toBe(`${partner.firstName} ${partner.lastName}`);
 	});
 
 	it('Individual > Get, Get Many and Update: name, email, date of birth, address on one line, client ID', async () => {
 		const individuals = await stored<IDataObject[]>('/individuals?limit=60');
-		const withYearOnly = individuals.find((individual) => (individual.birth as IDataObject)?.day === undefined && individual.birth)!;
+		const withYearOnly = individuals.find(
+			(individual) => (individual.birth as IDataObject)?.day === undefined && individual.birth,
+		)!;
 		const full = individuals.find(
-			(individual) => individual.middleName && (individual.birth as IDataObject)?.day && individual.residentialAddress && individual.client,
+			(individual) =>
+				individual.middleName &&
+				(individual.birth as IDataObject)?.day &&
+				individual.residentialAddress &&
+				individual.client,
 		)!;
 		sandbox().clearRequests();
 
-		const got = await run({ resource: 'individual', operation: 'get', individualId: full.id as string });
+		const got = await run({
+			resource: 'individual',
+			operation: 'get',
+			individualId: full.id as string,
+		});
 		const many = await run({ resource: 'individual', operation: 'getAll', limit: 60 });
 		const updated = await run({
 			resource: 'individual',
@@ -194,7 +242,14 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		]);
 		expect(many.json).toHaveLength(individuals.length);
 		expect(many.json.map((individual) => Object.keys(individual))).toEqual(
-			individuals.map(() => ['id', 'name', 'email', 'dateOfBirth', 'residentialAddress', 'clientId']),
+			individuals.map(() => [
+				'id',
+				'name',
+				'email',
+				'dateOfBirth',
+				'residentialAddress',
+				'clientId',
+			]),
 		);
 		expect(updated.json).toEqual([
 			expect.objectContaining({
@@ -225,17 +280,25 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		);
 	});
 
-	it("Firm > Get: the MLRO, partners, managers, reviewers, staff, business units and services by name", async () => {
+	it('Firm > Get: the MLRO, partners, managers, reviewers, staff, business units and services by name', async () => {
 		const firm = await stored<{
 			id: string;
 			name: string;
 			mlroStaffId: string;
-			staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean; isReviewer: boolean }>;
+			staff: Array<{
+				id: string;
+				firstName: string;
+				lastName: string;
+				isPartner: boolean;
+				isManager: boolean;
+				isReviewer: boolean;
+			}>;
 			businessUnits: Array<{ id: string; name: string }>;
 			services: Array<{ id: string; name: string }>;
 		}>('/firm');
 		sandbox().clearRequests();
-		const named = (members: typeof firm.staff) => members.map((member) => `${member.firstName} ${member.lastName}`);
+		const named = (members: typeof firm.staff) =>
+			members.map((member) => `${member.firstName} ${member.lastName}`);
 		const mlro = firm.staff.find((member) => member.id === firm.mlroStaffId)!;
 
 		const result = await run({ resource: 'firm', operation: 'get' });
@@ -296,7 +359,12 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		}
 		console.log(
 			['Output | full bytes | simplified bytes | simplified/full']
-				.concat(rows.map(([label, full, flat]) => `${label} | ${full} | ${flat} | ${Math.round((100 * flat) / full)} %`))
+				.concat(
+					rows.map(
+						([label, full, flat]) =>
+							`${label} | ${full} | ${flat} | ${Math.round((100 * flat) / full)} %`,
+					),
+				)
 				.join('\n'),
 		);
 		const [clientList, oneClient] = rows;
@@ -306,8 +374,19 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 });
 
 /** The parameters n8n keeps for a node (the editor shows them), defaults filled in. */
-const shown = (description: typeof tool.description, values: INodeParameters, typeVersion: number) =>
-	NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
+const shown = (
+	description: typeof tool.description,
+	values: INodeParameters,
+	typeVersion: number,
+) =>
+	NodeHelpers.getNodeParameters(
+		description.properties,
+		values,
+		true,
+		false,
+		{ typeVersion },
+		description,
+	) ?? {};
 
 describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected Fields", () => {
 	it('the editor shows Output, Simplified by default, in place of Simplify; the node itself keeps Simplify', () => {
@@ -327,7 +406,10 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 			expect(asTool).toMatchObject({ output: 'simple' });
 			expect(asTool).not.toHaveProperty('simplify');
 			expect(asTool).not.toHaveProperty('fields');
-			expect(shown(tool.description, { resource, operation, output: 'fields' }, 2)).toMatchObject({ output: 'fields', fields: [] });
+			expect(shown(tool.description, { resource, operation, output: 'fields' }, 2)).toMatchObject({
+				output: 'fields',
+				fields: [],
+			});
 			expect(shown(tool.description, { resource, operation }, 1)).not.toHaveProperty('output');
 			expect(shown(description, { resource, operation }, 2)).toMatchObject({ simplify: true });
 			expect(shown(description, { resource, operation }, 2)).not.toHaveProperty('output');
@@ -342,16 +424,37 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 					candidate.displayOptions?.show?.resource?.includes(resource) &&
 					candidate.displayOptions?.show?.operation?.includes(operation),
 			) as INodeProperties;
-			return (property.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+			return (property.options ?? []).map((option) =>
+				'value' in option ? option.value : undefined,
+			);
 		};
 		const client = fieldsOf('client', 'get');
 		const listItem = fieldsOf('client', 'getAll');
 
-		expect(client).toEqual(expect.arrayContaining(['name', 'state', 'partner', 'manager', 'lastAmlDetermination', 'services']));
-		expect(listItem).toEqual(expect.arrayContaining(['name', 'state', 'lastAmlDetermination', 'nextReviewDate']));
+		expect(client).toEqual(
+			expect.arrayContaining([
+				'name',
+				'state',
+				'partner',
+				'manager',
+				'lastAmlDetermination',
+				'services',
+			]),
+		);
+		expect(listItem).toEqual(
+			expect.arrayContaining(['name', 'state', 'lastAmlDetermination', 'nextReviewDate']),
+		);
 		expect(listItem).not.toEqual(expect.arrayContaining(['partner']));
-		expect(fieldsOf('firm', 'get')).toEqual(expect.arrayContaining(['staff', 'services', 'mlroStaffId']));
-		for (const fields of [client, listItem, fieldsOf('individual', 'get'), fieldsOf('organisation', 'getAll'), fieldsOf('firm', 'get')]) {
+		expect(fieldsOf('firm', 'get')).toEqual(
+			expect.arrayContaining(['staff', 'services', 'mlroStaffId']),
+		);
+		for (const fields of [
+			client,
+			listItem,
+			fieldsOf('individual', 'get'),
+			fieldsOf('organisation', 'getAll'),
+			fieldsOf('firm', 'get'),
+		]) {
 			expect(fields).not.toContain('id');
 		}
 	});
@@ -359,17 +462,29 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 	it('Simplified: the ten most used fields of the client whose ID the model gave', async () => {
 		const [complete] = await completeAndSparse();
 
-		const result = await runTool({ resource: 'client', operation: 'get', clientId: "={{ $fromAI('clientId') }}" }, { clientId: complete.id });
+		const result = await runTool(
+			{ resource: 'client', operation: 'get', clientId: "={{ $fromAI('clientId') }}" },
+			{ clientId: complete.id },
+		);
 
 		expect(result.error).toBeUndefined();
 		expect(result.json).toEqual([simplifiedClient(complete)]);
-		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${complete.id}`]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.path),
+		).toEqual([`/clients/${complete.id}`]);
 	});
 
 	it('Raw: the client as the service sent it', async () => {
 		const [complete] = await completeAndSparse();
 
-		const result = await runTool({ resource: 'client', operation: 'get', clientId: complete.id, output: 'raw' });
+		const result = await runTool({
+			resource: 'client',
+			operation: 'get',
+			clientId: complete.id,
+			output: 'raw',
+		});
 
 		expect(result.json).toEqual([complete]);
 	});
@@ -378,7 +493,10 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 		const [complete] = await completeAndSparse();
 		const get = { resource: 'client', operation: 'get', clientId: complete.id, output: 'fields' };
 
-		const chosen = await runTool({ ...get, fields: ['partner', 'nextReviewDate', 'lastAmlDetermination'] });
+		const chosen = await runTool({
+			...get,
+			fields: ['partner', 'nextReviewDate', 'lastAmlDetermination'],
+		});
 		const none = await runTool({ ...get, fields: [] });
 
 		expect([chosen.error, none.error]).toEqual([undefined, undefined]);
@@ -397,11 +515,19 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 		const listItems = await stored<ServiceClient[]>('/clients?limit=5');
 
 		const result = await runTool(
-			{ resource: 'client', operation: 'getAll', limit: 5, output: 'fields', fields: "={{ $fromAI('fields') }}" },
+			{
+				resource: 'client',
+				operation: 'getAll',
+				limit: 5,
+				output: 'fields',
+				fields: "={{ $fromAI('fields') }}",
+			},
 			{ fields: 'name, state' },
 		);
 
 		expect(result.error).toBeUndefined();
-		expect(result.json).toEqual(listItems.map((client) => ({ id: client.id, name: client.name, state: client.state })));
+		expect(result.json).toEqual(
+			listItems.map((client) => ({ id: client.id, name: client.name, state: client.state })),
+		);
 	});
 });

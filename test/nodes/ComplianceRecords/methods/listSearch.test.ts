@@ -36,7 +36,12 @@ async function scrollToTheEnd(method: string, filter?: string): Promise<Call[]> 
 	do {
 		sandbox().clearRequests();
 		const result = await search(method, filter, token);
-		calls.push({ result, cursors: sandbox().requests().map((request) => request.query.cursor as string | undefined) });
+		calls.push({
+			result,
+			cursors: sandbox()
+				.requests()
+				.map((request) => request.query.cursor as string | undefined),
+		});
 		token = result.paginationToken;
 	} while (token !== undefined);
 	return calls;
@@ -45,14 +50,21 @@ async function scrollToTheEnd(method: string, filter?: string): Promise<Call[]> 
 const every = (calls: Call[]) => calls.flatMap((call) => call.result.results);
 
 const clientItem = (client: IDataObject): INodeListSearchItems => ({
-	name: client.referenceNumber ? `${String(client.name)} (${String(client.referenceNumber)})` : String(client.name),
+	name: client.referenceNumber
+		? `${String(client.name)} (${String(client.referenceNumber)})`
+		: String(client.name),
 	value: client.id as string,
 	url: (client.links as IDataObject).web as string,
 });
 
 /** The test's reading of a search: each typed word begins a word of the name. */
 const found = (name: string, ...typed: string[]) =>
-	typed.every((word) => name.toLowerCase().split(/[^a-z0-9]+/).some((nameWord) => nameWord.startsWith(word)));
+	typed.every((word) =>
+		name
+			.toLowerCase()
+			.split(/[^a-z0-9]+/)
+			.some((nameWord) => nameWord.startsWith(word)),
+	);
 
 describe('Client: From List', () => {
 	it("lists every client by name and reference, 200 per call as the user scrolls, with the client's web URL", async () => {
@@ -61,19 +73,29 @@ describe('Client: From List', () => {
 		const calls = await scrollToTheEnd('searchClients');
 
 		expect(every(calls)).toEqual(clients.map(clientItem));
-		expect(calls.map((call) => call.result.results.length)).toEqual([200, 200, 200, 200, 200, 200, 50]);
+		expect(calls.map((call) => call.result.results.length)).toEqual([
+			200, 200, 200, 200, 200, 200, 50,
+		]);
 		// One request a call, each continuing at the cursor the call before handed to n8n.
 		expect(calls.map((call) => call.cursors.length)).toEqual([1, 1, 1, 1, 1, 1, 1]);
-		expect(calls.map((call) => call.cursors[0])).toEqual([undefined, ...calls.slice(0, -1).map((call) => call.result.paginationToken)]);
+		expect(calls.map((call) => call.cursors[0])).toEqual([
+			undefined,
+			...calls.slice(0, -1).map((call) => call.result.paginationToken),
+		]);
 		const [last] = sandbox().requests();
-		expect(last).toMatchObject({ method: 'GET', path: '/clients', query: { limit: '200', cursor: calls[5].result.paginationToken } });
+		expect(last).toMatchObject({
+			method: 'GET',
+			path: '/clients',
+			query: { limit: '200', cursor: calls[5].result.paginationToken },
+		});
 		expect(last.headers.authorization).toBe(`Bearer ${sandbox().apiKey}`);
 		expect(calls.at(-1)?.result.paginationToken).toBeUndefined();
 	});
 
 	it('narrows the list by a typed search: every word begins a word of the name, in any case and order', async () => {
 		const clients = await listAll(sandbox());
-		const named = (...typed: string[]) => clients.map(clientItem).filter((item) => found(item.name, ...typed));
+		const named = (...typed: string[]) =>
+			clients.map(clientItem).filter((item) => found(item.name, ...typed));
 		expect(named('walker').length).toBeGreaterThan(1);
 		expect(named('walker', 'ev').length).toBeGreaterThan(0);
 
@@ -91,7 +113,11 @@ describe('Client: From List', () => {
 		const [byName] = every(await scrollToTheEnd('searchClients', 'test bronte'));
 		const byReference = every(await scrollToTheEnd('searchClients', 'hf-000010'));
 
-		expect(byName).toEqual({ name: 'Test Brontë', value: created.id, url: (created.links as IDataObject).web });
+		expect(byName).toEqual({
+			name: 'Test Brontë',
+			value: created.id,
+			url: (created.links as IDataObject).web,
+		});
 		expect(byReference.map((item) => item.name)).toEqual(['Walker & Evans (HF-000010)']);
 	});
 
@@ -100,8 +126,14 @@ describe('Client: From List', () => {
 
 		const calls = await scrollToTheEnd('searchClients', 'quennell');
 
-		expect(calls.map((call) => call.cursors.length)).toEqual([PAGES_PER_SEARCH, 7 - PAGES_PER_SEARCH]);
-		expect(calls.map((call) => call.result.results.map((item) => item.value))).toEqual([[], [rare.id]]);
+		expect(calls.map((call) => call.cursors.length)).toEqual([
+			PAGES_PER_SEARCH,
+			7 - PAGES_PER_SEARCH,
+		]);
+		expect(calls.map((call) => call.result.results.map((item) => item.value))).toEqual([
+			[],
+			[rare.id],
+		]);
 		expect(calls[1].cursors[0]).toBe(calls[0].result.paginationToken);
 		// Within a call, each page follows the one before: nothing is read twice, nothing skipped.
 		expect(new Set(calls.flatMap((call) => call.cursors)).size).toBe(7);
@@ -110,7 +142,9 @@ describe('Client: From List', () => {
 	it('stops at the page where a screenful matches, and the next call goes on from there', async () => {
 		const clients = await listAll(sandbox());
 		const trusts = clients.map(clientItem).filter((item) => found(item.name, 'family', 'trust'));
-		const pageOfTheScreenful = Math.ceil((clients.findIndex((client) => client.id === trusts[SCREENFUL - 1].value) + 1) / 200);
+		const pageOfTheScreenful = Math.ceil(
+			(clients.findIndex((client) => client.id === trusts[SCREENFUL - 1].value) + 1) / 200,
+		);
 		expect(pageOfTheScreenful).toBeLessThan(PAGES_PER_SEARCH);
 
 		const calls = await scrollToTheEnd('searchClients', 'family trust');
@@ -130,13 +164,19 @@ describe('Client: From List', () => {
 		const result = await search('searchClients');
 
 		expect(result.results.length).toBeGreaterThan(0);
-		expect(sandbox().requests().map((request) => request.status)).toEqual([503, 200]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.status),
+		).toEqual([503, 200]);
 	});
 
 	it("says what went wrong when the service refuses, as the editor's list shows it", async () => {
 		sandbox().injectFaults({ count: 1, status: 500, path: '/clients' });
 
-		await expect(search('searchClients')).rejects.toThrow('The service could not complete the request (HTTP 500)');
+		await expect(search('searchClients')).rejects.toThrow(
+			'The service could not complete the request (HTTP 500)',
+		);
 		sandbox().clearFaults();
 	});
 });
@@ -145,7 +185,9 @@ describe('Individual: From List', () => {
 	it('lists individuals by first, middle and last name, with their web URLs, and searches them', async () => {
 		const individuals = await listAll(sandbox(), '/individuals');
 		const items = individuals.map((individual) => ({
-			name: [individual.firstName, individual.middleName, individual.lastName].filter(Boolean).join(' '),
+			name: [individual.firstName, individual.middleName, individual.lastName]
+				.filter(Boolean)
+				.join(' '),
 			value: individual.id,
 			url: (individual.links as IDataObject).web,
 		}));
@@ -156,6 +198,10 @@ describe('Individual: From List', () => {
 		expect(listed).toEqual(items);
 		expect(searched).toEqual(items.filter((item) => found(item.name, 'walker')));
 		expect(searched.length).toBeGreaterThan(0);
-		expect(sandbox().requests().every((request) => request.path === '/individuals')).toBe(true);
+		expect(
+			sandbox()
+				.requests()
+				.every((request) => request.path === '/individuals'),
+		).toBe(true);
 	});
 });

@@ -6,7 +6,13 @@ import { serviceGet } from '../../../helpers/serviceApi';
 const { sandbox, credentials } = useSandbox();
 
 interface Firm {
-	staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean; isManager: boolean }>;
+	staff: Array<{
+		id: string;
+		firstName: string;
+		lastName: string;
+		isPartner: boolean;
+		isManager: boolean;
+	}>;
 	businessUnits: Array<{ id: string; name: string; type: string }>;
 	services: Array<{ id: string; name: string }>;
 }
@@ -20,7 +26,10 @@ async function firm(): Promise<Firm> {
 }
 
 const load = (method: string, authentication = 'apiKey', store = credentials()) =>
-	loadOptions(method, { credentials: store, parameters: { authentication, resource: 'client', operation: 'create' } });
+	loadOptions(method, {
+		credentials: store,
+		parameters: { authentication, resource: 'client', operation: 'create' },
+	});
 
 describe('Dropdowns filled from GET /firm', () => {
 	it('Partner: the staff who are partners, by name', async () => {
@@ -31,9 +40,17 @@ describe('Dropdowns filled from GET /firm', () => {
 		const partners = staff.filter((member) => member.isPartner);
 		expect(partners.length).toBeGreaterThan(0);
 		expect(partners.length).toBeLessThan(staff.length);
-		expect(options).toEqual(partners.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id })).sort(byName));
+		expect(options).toEqual(
+			partners
+				.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id }))
+				.sort(byName),
+		);
 		expect(sandbox().requests()).toHaveLength(1);
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/firm', bearer: sandbox().apiKey });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: '/firm',
+			bearer: sandbox().apiKey,
+		});
 	});
 
 	it('Manager: the staff who are managers, by name', async () => {
@@ -43,7 +60,11 @@ describe('Dropdowns filled from GET /firm', () => {
 
 		const managers = staff.filter((member) => member.isManager);
 		expect(managers.length).toBeGreaterThan(0);
-		expect(options).toEqual(managers.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id })).sort(byName));
+		expect(options).toEqual(
+			managers
+				.map((member) => ({ name: `${member.firstName} ${member.lastName}`, value: member.id }))
+				.sort(byName),
+		);
 	});
 
 	it('Business Unit: every unit, its type in words as description', async () => {
@@ -51,9 +72,15 @@ describe('Dropdowns filled from GET /firm', () => {
 
 		const options = await load('getBusinessUnits');
 
-		expect(options).toEqual(businessUnits
-				.map((unit) => ({ name: unit.name, value: unit.id, description: { DEPARTMENT: 'Department', OFFICE: 'Office' }[unit.type] }))
-				.sort(byName));
+		expect(options).toEqual(
+			businessUnits
+				.map((unit) => ({
+					name: unit.name,
+					value: unit.id,
+					description: { DEPARTMENT: 'Department', OFFICE: 'Office' }[unit.type],
+				}))
+				.sort(byName),
+		);
 	});
 
 	it('Services: every service of the firm', async () => {
@@ -61,7 +88,9 @@ describe('Dropdowns filled from GET /firm', () => {
 
 		const options = await load('getServices');
 
-		expect(options).toEqual(services.map((service) => ({ name: service.name, value: service.id })).sort(byName));
+		expect(options).toEqual(
+			services.map((service) => ({ name: service.name, value: service.id })).sort(byName),
+		);
 	});
 
 	it('with the OAuth2 credential too', async () => {
@@ -72,11 +101,18 @@ describe('Dropdowns filled from GET /firm', () => {
 		const options = await load('getServices', 'oAuth2', store);
 
 		expect(options).toHaveLength(services.length);
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/firm', bearer: String(tokenData.access_token) });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: '/firm',
+			bearer: String(tokenData.access_token),
+		});
 	});
 
 	it('a refused credential gives the same clear error as the operations', async () => {
-		const store = credentials().set('complianceRecordsApi', { baseUrl: sandbox().baseUrl, apiKey: 'crs_wrong_key_000000000' });
+		const store = credentials().set('complianceRecordsApi', {
+			baseUrl: sandbox().baseUrl,
+			apiKey: 'crs_wrong_key_000000000',
+		});
 
 		const refused = await load('getPartners', 'apiKey', store).catch((error: Error) => error);
 

@@ -6,18 +6,45 @@ describe('Bodies other services answer with', () => {
 
 	it.each([
 		['a message at the top', { message: 'Unknown partner' }, 'Unknown partner'],
-		['a nested error object', { error: { code: 'BAD_REQUEST', message: 'Unknown partner' } }, 'Unknown partner'],
-		['an OAuth-style error', { error: 'invalid_request', error_description: 'Unknown partner' }, 'Unknown partner'],
+		[
+			'a nested error object',
+			{ error: { code: 'BAD_REQUEST', message: 'Unknown partner' } },
+			'Unknown partner',
+		],
+		[
+			'an OAuth-style error',
+			{ error: 'invalid_request', error_description: 'Unknown partner' },
+			'Unknown partner',
+		],
 		['a bare error string', { error: 'Unknown partner' }, 'Unknown partner'],
 		[
 			'RFC 9457 problem details with invalid params',
-			{ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Validation failed', 'invalid-params': [{ name: 'partnerId', reason: 'is unknown' }] },
+			{
+				type: 'about:blank',
+				title: 'Bad Request',
+				status: 400,
+				detail: 'Validation failed',
+				'invalid-params': [{ name: 'partnerId', reason: 'is unknown' }],
+			},
 			'Validation failed: partnerId: is unknown',
 		],
-		['problem details with only a title', { type: 'about:blank', title: 'Conflict', status: 409 }, 'Conflict'],
+		[
+			'problem details with only a title',
+			{ type: 'about:blank', title: 'Conflict', status: 409 },
+			'Conflict',
+		],
 		[
 			'a JSON:API list',
-			{ errors: [{ status: '400', title: 'Invalid', detail: 'is unknown', source: { pointer: '/data/partnerId' } }] },
+			{
+				errors: [
+					{
+						status: '400',
+						title: 'Invalid',
+						detail: 'is unknown',
+						source: { pointer: '/data/partnerId' },
+					},
+				],
+			},
 			'/data/partnerId: is unknown',
 		],
 		[
@@ -26,7 +53,11 @@ describe('Bodies other services answer with', () => {
 			'a: is required; b: is required; c: is required (and 2 more)',
 		],
 		['a list of strings', ['first is wrong', 'second is wrong'], 'first is wrong; second is wrong'],
-		['a validation list with locations', { detail: [{ loc: ['body', 'partnerId'], msg: 'is unknown' }] }, 'body.partnerId: is unknown'],
+		[
+			'a validation list with locations',
+			{ detail: [{ loc: ['body', 'partnerId'], msg: 'is unknown' }] },
+			'body.partnerId: is unknown',
+		],
 	])('%s', (_case, body, expected) => {
 		expect(words(body)).toBe(expected);
 	});

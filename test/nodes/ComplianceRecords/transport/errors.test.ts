@@ -18,7 +18,11 @@ const withKey = (apiKey: string) =>
 const run = (parameters: INodeParameters, store = credentials(), input?: IDataObject[]) =>
 	runNode({ credentials: store, parameters, input });
 
-const getClient = (clientId: string): INodeParameters => ({ resource: 'client', operation: 'get', clientId });
+const getClient = (clientId: string): INodeParameters => ({
+	resource: 'client',
+	operation: 'get',
+	clientId,
+});
 const createClient = (additionalFields: INodeParameters = {}): INodeParameters => ({
 	resource: 'client',
 	operation: 'create',
@@ -49,7 +53,9 @@ describe('Errors of the service, as the user sees them', () => {
 		const result = await run(createClient({ partnerId: 'no-such-partner' }));
 
 		expect(result.error?.message).toBe('The service refused the request [item 0]');
-		expect(result.error?.description).toBe(`${serviceSaid(sandbox())} Correct the value the service names, then run the node again.`);
+		expect(result.error?.description).toBe(
+			`${serviceSaid(sandbox())} Correct the value the service names, then run the node again.`,
+		);
 		expect((result.error as { httpCode?: string }).httpCode).toBe('400');
 		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
 		expectNoSecret(result.error, sandbox().apiKey);
@@ -57,26 +63,37 @@ describe('Errors of the service, as the user sees them', () => {
 
 	it.each([
 		['an unknown key', () => 'crs_not_a_key_at_all_1234567890'],
-		['a revoked key', () => {
-			const key = sandbox().createApiKey({ name: 'Revoked in the test' });
-			sandbox().revokeApiKey(key);
-			return key;
-		}],
-		['an expired key', () => sandbox().createApiKey({ name: 'Expired', expiresAt: '2020-01-01T00:00:00Z' })],
-	])('401 with %s: says the key is refused and how to fix it, after one request', async (_case, makeKey) => {
-		const key = makeKey();
+		[
+			'a revoked key',
+			() => {
+				const key = sandbox().createApiKey({ name: 'Revoked in the test' });
+				sandbox().revokeApiKey(key);
+				return key;
+			},
+		],
+		[
+			'an expired key',
+			() => sandbox().createApiKey({ name: 'Expired', expiresAt: '2020-01-01T00:00:00Z' }),
+		],
+	])(
+		'401 with %s: says the key is refused and how to fix it, after one request',
+		async (_case, makeKey) => {
+			const key = makeKey();
 
-		const result = await run(getClient('any'), withKey(key));
+			const result = await run(getClient('any'), withKey(key));
 
-		expect(result.error?.message).toBe('The service refused the API key [item 0]');
-		expect(result.error?.description).toContain(serviceSaid(sandbox()));
-		expect(result.error?.description).toContain(
-			"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the 'Compliance Records API' credential.",
-		);
-		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'credential-invalid' });
-		expect(sandbox().requests()).toHaveLength(1);
-		expectNoSecret(result.error, key);
-	});
+			expect(result.error?.message).toBe('The service refused the API key [item 0]');
+			expect(result.error?.description).toContain(serviceSaid(sandbox()));
+			expect(result.error?.description).toContain(
+				"The key is invalid, expired or revoked. Generate a new key in the service's web app (firm settings, API services) and paste it into the 'Compliance Records API' credential.",
+			);
+			expect((result.error as { failure?: unknown }).failure).toEqual({
+				cause: 'credential-invalid',
+			});
+			expect(sandbox().requests()).toHaveLength(1);
+			expectNoSecret(result.error, key);
+		},
+	);
 
 	it('403: says the credential is not allowed (a read-only key creating a client)', async () => {
 		const key = sandbox().createApiKey({ name: 'Read only', readOnly: true });
@@ -90,11 +107,18 @@ describe('Errors of the service, as the user sees them', () => {
 	});
 
 	it('404: names the missing record, its ID and the field it came from (update)', async () => {
-		const result = await run({ resource: 'client', operation: 'update', clientId: 'gone-1', updateFields: { referenceNumber: 'X' } });
+		const result = await run({
+			resource: 'client',
+			operation: 'update',
+			clientId: 'gone-1',
+			updateFields: { referenceNumber: 'X' },
+		});
 
 		expect(result.error?.message).toBe('Client "gone-1" was not found [item 0]');
 		expect(result.error?.description).toContain(serviceSaid(sandbox()));
-		expect(result.error?.description).toContain("Check 'Client ID': it may be mistyped, or belong to another firm than the credential's.");
+		expect(result.error?.description).toContain(
+			"Check 'Client ID': it may be mistyped, or belong to another firm than the credential's.",
+		);
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
@@ -124,39 +148,57 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const created = await run(createClient({ referenceNumber: 'TAKEN-1' }));
 		const createAnswer = answeredMessage(sandbox());
-		const updated = await run({ resource: 'client', operation: 'update', clientId: second, updateFields: { referenceNumber: 'TAKEN-1' } });
+		const updated = await run({
+			resource: 'client',
+			operation: 'update',
+			clientId: second,
+			updateFields: { referenceNumber: 'TAKEN-1' },
+		});
 		const updateAnswer = answeredMessage(sandbox());
 
-		for (const [result, answer] of [[created, createAnswer], [updated, updateAnswer]] as const) {
+		for (const [result, answer] of [
+			[created, createAnswer],
+			[updated, updateAnswer],
+		] as const) {
 			expect(result.error?.message).toBe('The reference number is already in use [item 0]');
 			expect(result.error?.description).toContain(answer);
-			expect(result.error?.description).toContain("Another client of the firm has this reference number. Use a different 'Reference Number'.");
+			expect(result.error?.description).toContain(
+				"Another client of the firm has this reference number. Use a different 'Reference Number'.",
+			);
 		}
 	});
 
 	it.each([
 		['seconds', 'seconds'],
 		['an HTTP date', 'date'],
-	] as const)('429 with a Retry-After in %s longer than the node waits: says how long it asked, at once', async (_case, retryAfterAs) => {
-		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 3600, retryAfterAs });
+	] as const)(
+		'429 with a Retry-After in %s longer than the node waits: says how long it asked, at once',
+		async (_case, retryAfterAs) => {
+			sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 3600, retryAfterAs });
 
-		const result = await run({ resource: 'firm', operation: 'get' });
+			const result = await run({ resource: 'firm', operation: 'get' });
 
-		expect(result.error?.message).toBe('The service is receiving too many requests [item 0]');
-		expect(result.error?.description).toBe(
-			`${serviceSaid(sandbox())} It asked to wait 60 minutes before the next request; the node waits at most 60 seconds. ` +
-				"Wait 60 minutes and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.",
-		);
-		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 3_600_000 });
-		expect(sandbox().requests()).toHaveLength(1);
-	});
+			expect(result.error?.message).toBe('The service is receiving too many requests [item 0]');
+			expect(result.error?.description).toBe(
+				`${serviceSaid(sandbox())} It asked to wait 60 minutes before the next request; the node waits at most 60 seconds. ` +
+					"Wait 60 minutes and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.",
+			);
+			expect((result.error as { failure?: unknown }).failure).toEqual({
+				cause: 'rate-limited',
+				retryAfterMs: 3_600_000,
+			});
+			expect(sandbox().requests()).toHaveLength(1);
+		},
+	);
 
 	it('500: says the service could not complete it, with its words, after one request', async () => {
 		sandbox().injectFaults({ count: 1, status: 500, path: '/clients' });
 
 		const result = await run({ resource: 'client', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(result.error?.message).toBe(
+			'The service could not complete the request (HTTP 500) [item 0]',
+		);
 		expect(result.error?.description).toBe(
 			`${serviceSaid(sandbox())} Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.`,
 		);
@@ -170,12 +212,16 @@ describe('Errors of the service, as the user sees them', () => {
 
 		const result = await run({ resource: 'client', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toBe('The service could not complete the request (HTTP 503) [item 0]');
+		expect(result.error?.message).toBe(
+			'The service could not complete the request (HTTP 503) [item 0]',
+		);
 		expect(result.error?.description).toBe(
 			`${serviceSaid(sandbox())} The node sent the request 5 times, waiting between tries, and it failed each time. ` +
 				"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.",
 		);
-		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'temporarily-unavailable' });
+		expect((result.error as { failure?: unknown }).failure).toEqual({
+			cause: 'temporarily-unavailable',
+		});
 		expect(sandbox().requests()).toHaveLength(5);
 	});
 
@@ -190,7 +236,9 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.error?.description).toBe(
 			"The node sent the request 5 times, waiting between tries, and it failed each time. Check the credential's 'Base URL' and that the service is up, then run the node again.",
 		);
-		expect((result.error as { failure?: unknown }).failure).toEqual({ cause: 'temporarily-unavailable' });
+		expect((result.error as { failure?: unknown }).failure).toEqual({
+			cause: 'temporarily-unavailable',
+		});
 		expectNoSecret(result.error, sandbox().apiKey);
 	});
 
@@ -211,32 +259,42 @@ describe('Errors of the service, as the user sees them', () => {
 		expect(result.items[1].error?.description).toContain(serviceSaid(sandbox(), 1));
 		expect(result.items[2].json.id).toBe(second);
 		expect(result.items[3].error?.message).toBe(`'Client ID' ".." is not a valid ID [item 3]`);
-		expect(sandbox().requests().map((request) => request.path)).toEqual([`/clients/${first}`, '/clients/missing-7', `/clients/${second}`]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.path),
+		).toEqual([`/clients/${first}`, '/clients/missing-7', `/clients/${second}`]);
 	});
 });
 
 describe("The service's words, whatever the shape of its error body", () => {
 	const refusedCreate = createClient({ partnerId: 'no-such-partner' });
 
-	it.each(ERROR_FORMATS.filter((format) => format !== 'html'))('%s body, with an API key', async (format: ErrorFormat) => {
-		sandbox().setErrorFormat(format);
+	it.each(ERROR_FORMATS.filter((format) => format !== 'html'))(
+		'%s body, with an API key',
+		async (format: ErrorFormat) => {
+			sandbox().setErrorFormat(format);
 
-		const result = await run(refusedCreate);
+			const result = await run(refusedCreate);
 
-		expect(result.error?.message).toBe('The service refused the request [item 0]');
-		expect(result.error?.description).toContain(serviceSaid(sandbox()));
-	});
+			expect(result.error?.message).toBe('The service refused the request [item 0]');
+			expect(result.error?.description).toContain(serviceSaid(sandbox()));
+		},
+	);
 
-	it.each(['problem', 'errors', 'nested'] as const)('%s body, through OAuth2 (thrown by n8n, not returned)', async (format) => {
-		const store = credentials();
-		await connectOAuth2(store);
-		sandbox().setErrorFormat(format);
+	it.each(['problem', 'errors', 'nested'] as const)(
+		'%s body, through OAuth2 (thrown by n8n, not returned)',
+		async (format) => {
+			const store = credentials();
+			await connectOAuth2(store);
+			sandbox().setErrorFormat(format);
 
-		const result = await run({ ...refusedCreate, authentication: 'oAuth2' }, store);
+			const result = await run({ ...refusedCreate, authentication: 'oAuth2' }, store);
 
-		expect(result.error?.message).toBe('The service refused the request [item 0]');
-		expect(result.error?.description).toContain(serviceSaid(sandbox()));
-	});
+			expect(result.error?.message).toBe('The service refused the request [item 0]');
+			expect(result.error?.description).toContain(serviceSaid(sandbox()));
+		},
+	);
 
 	it("an HTML page (a proxy's): summarised with its title and words, never dumped", async () => {
 		sandbox().setErrorFormat('html');
@@ -244,7 +302,9 @@ describe("The service's words, whatever the shape of its error body", () => {
 
 		const result = await run({ resource: 'firm', operation: 'get' });
 
-		expect(result.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(result.error?.message).toBe(
+			'The service could not complete the request (HTTP 500) [item 0]',
+		);
 		expect(result.error?.description).toMatch(
 			`The service said: 500 Internal Server Error: ${answeredMessage(sandbox())} (an HTML page, likely from a proxy or gateway in front of the service). `,
 		);
@@ -257,30 +317,51 @@ describe("The service's words, whatever the shape of its error body", () => {
 
 		const result = await run({ resource: 'individual', operation: 'getAll', returnAll: true });
 
-		expect(result.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(result.error?.message).toBe(
+			'The service could not complete the request (HTTP 500) [item 0]',
+		);
 		expect(result.error?.description).toContain(serviceSaid(sandbox()));
 	});
 });
 
 describe('What an error must never show', () => {
-	const node = { id: 'n', name: 'Compliance Records', type: 't', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+	const node = {
+		id: 'n',
+		name: 'Compliance Records',
+		type: 't',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+	};
 
 	it('a credential the service echoes back', () => {
 		const error = answerError(
 			node,
-			{ status: 401, body: { message: 'Key sk_live_123456 is not valid (Authorization: Bearer sk_live_123456)' }, headers: {} },
+			{
+				status: 401,
+				body: { message: 'Key sk_live_123456 is not valid (Authorization: Bearer sk_live_123456)' },
+				headers: {},
+			},
 			{ authentication: 'apiKey', secrets: ['sk_live_123456'] },
 		);
 
 		expect(error.message).toBe('The service refused the API key');
-		expect(error.description).toMatch(/^The service said: Key \*\*hidden\*\* is not valid \(Authorization: Bearer \*\*hidden\*\*\)\. /);
+		expect(error.description).toMatch(
+			/^The service said: Key \*\*hidden\*\* is not valid \(Authorization: Bearer \*\*hidden\*\*\)\. /,
+		);
 		expectNoSecret(error, 'sk_live_123456');
 	});
 
 	it('more than 300 characters of it, nor any of it in the title', () => {
-		const error = answerError(node, { status: 400, body: `${'x'.repeat(1000)}`, headers: {} }, { authentication: 'apiKey', secrets: [] });
+		const error = answerError(
+			node,
+			{ status: 400, body: `${'x'.repeat(1000)}`, headers: {} },
+			{ authentication: 'apiKey', secrets: [] },
+		);
 
 		expect(error.message).toBe('The service refused the request');
-		expect(error.description).toBe(`The service said: ${'x'.repeat(299)}… Correct the value the service names, then run the node again.`);
+		expect(error.description).toBe(
+			`The service said: ${'x'.repeat(299)}… Correct the value the service names, then run the node again.`,
+		);
 	});
 });

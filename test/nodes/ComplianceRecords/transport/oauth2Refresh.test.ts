@@ -18,7 +18,10 @@ import { createTriggerPoller } from '../../../helpers/trigger';
  */
 
 const TOKEN_TTL_SECONDS = 60;
-const { sandbox, credentials } = useSandbox({ clients: 260, accessTokenTtlSeconds: TOKEN_TTL_SECONDS });
+const { sandbox, credentials } = useSandbox({
+	clients: 260,
+	accessTokenTtlSeconds: TOKEN_TTL_SECONDS,
+});
 const OAUTH2 = 'complianceRecordsOAuth2Api';
 
 afterEach(() => sandbox().setClock({ offsetMs: 0 }));
@@ -39,11 +42,17 @@ function tokensAndStatuses(store: CredentialStore, expiredToken: string) {
 		.requests()
 		.map((request) => {
 			const token = String(request.headers.authorization).replace(/^Bearer /, '');
-			return [token === expiredToken ? 'expired' : token === refreshed ? 'refreshed' : 'other', request.status];
+			return [
+				token === expiredToken ? 'expired' : token === refreshed ? 'refreshed' : 'other',
+				request.status,
+			];
 		});
 }
 
-const oAuth2 = (parameters: INodeParameters): INodeParameters => ({ authentication: 'oAuth2', ...parameters });
+const oAuth2 = (parameters: INodeParameters): INodeParameters => ({
+	authentication: 'oAuth2',
+	...parameters,
+});
 
 describe('An expired OAuth2 access token is refreshed once, saved, and the request sent again', () => {
 	it('Client → Create: the same request body, one client created', async () => {
@@ -52,7 +61,14 @@ describe('An expired OAuth2 access token is refreshed once, saved, and the reque
 
 		const run = await runNode({
 			credentials: store,
-			parameters: oAuth2({ resource: 'client', operation: 'create', status: 'PROSPECT', entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' }),
+			parameters: oAuth2({
+				resource: 'client',
+				operation: 'create',
+				status: 'PROSPECT',
+				entityType: 'individual',
+				firstName: 'Grace',
+				lastName: 'Hopper',
+			}),
 		});
 
 		expect(run.error).toBeUndefined();
@@ -64,14 +80,19 @@ describe('An expired OAuth2 access token is refreshed once, saved, and the reque
 		]);
 		const [refused, created] = sandbox().requests();
 		expect(created.body).toEqual(refused.body);
-		expect(sandbox().changes().slice(changesBefore)).toEqual([expect.objectContaining({ cause: 'created' })]);
+		expect(sandbox().changes().slice(changesBefore)).toEqual([
+			expect.objectContaining({ cause: 'created' }),
+		]);
 	});
 
 	it('Client → Get Many across pages: only the first page is refused, every page is read once', async () => {
 		const { meta } = await serviceGet<{ meta: { total: number } }>(sandbox(), '/clients?limit=1');
 		const { store, expiredToken } = await expiredConnection();
 
-		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }) });
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }),
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(new Set(run.json.map((client) => client.id)).size).toBe(meta.total);
@@ -81,7 +102,9 @@ describe('An expired OAuth2 access token is refreshed once, saved, and the reque
 			['refreshed', 200],
 			['refreshed', 200],
 		]);
-		const pages = sandbox().requests().map((request) => request.query.cursor);
+		const pages = sandbox()
+			.requests()
+			.map((request) => request.query.cursor);
 		expect(pages[0]).toBeUndefined();
 		expect(pages[1]).toBeUndefined();
 		expect(pages[2]).toEqual(expect.any(String));
@@ -90,7 +113,10 @@ describe('An expired OAuth2 access token is refreshed once, saved, and the reque
 	it('a dropdown (Partner)', async () => {
 		const { store, expiredToken } = await expiredConnection();
 
-		const options = await loadOptions('getPartners', { credentials: store, parameters: oAuth2({ resource: 'client', operation: 'create' }) });
+		const options = await loadOptions('getPartners', {
+			credentials: store,
+			parameters: oAuth2({ resource: 'client', operation: 'create' }),
+		});
 
 		expect(options.length).toBeGreaterThan(0);
 		expect(store.savedTokens).toHaveLength(1);
@@ -102,7 +128,10 @@ describe('An expired OAuth2 access token is refreshed once, saved, and the reque
 
 	it("the trigger's poll", async () => {
 		const { store, expiredToken } = await expiredConnection();
-		const poller = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store });
+		const poller = createTriggerPoller({
+			parameters: oAuth2({ event: 'clientModified' }),
+			credentials: store,
+		});
 
 		expect(await poller.poll()).toEqual([]);
 
@@ -111,7 +140,10 @@ describe('An expired OAuth2 access token is refreshed once, saved, and the reque
 		expect(store.savedTokens).toHaveLength(1);
 		const requests = tokensAndStatuses(store, expiredToken);
 		expect(requests.length).toBeGreaterThan(1);
-		expect(requests).toEqual([['expired', 401], ...requests.slice(1).map(() => ['refreshed', 200])]);
+		expect(requests).toEqual([
+			['expired', 401],
+			...requests.slice(1).map(() => ['refreshed', 200]),
+		]);
 		expect(poller.saved()).not.toEqual({});
 	});
 });
@@ -128,22 +160,37 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 	it('in the action node', async () => {
 		const { store, expiredToken } = await revokedConnection();
 
-		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) });
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'firm', operation: 'get' }),
+		});
 
 		expect(run.error?.message).toBe(reconnect);
-		expect(sandbox().requests().map((request) => request.status)).toEqual([401]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.status),
+		).toEqual([401]);
 		expect(JSON.stringify(run.error)).not.toContain(expiredToken);
 	});
 
 	it('in a dropdown', async () => {
 		const { store } = await revokedConnection();
 
-		await expect(loadOptions('getServices', { credentials: store, parameters: oAuth2({ resource: 'client', operation: 'create' }) })).rejects.toThrow(reconnect);
+		await expect(
+			loadOptions('getServices', {
+				credentials: store,
+				parameters: oAuth2({ resource: 'client', operation: 'create' }),
+			}),
+		).rejects.toThrow(reconnect);
 	});
 
 	it('in the trigger', async () => {
 		const { store } = await revokedConnection();
-		const poller = createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store });
+		const poller = createTriggerPoller({
+			parameters: oAuth2({ event: 'clientModified' }),
+			credentials: store,
+		});
 
 		await expect(poller.poll()).rejects.toThrow(reconnect);
 	});
@@ -153,12 +200,28 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 		const { tokenData } = await connectOAuth2(store);
 		sandbox().revokeOAuthGrants();
 		const oauth = store.withDefaults(OAUTH2, store.stored(OAUTH2));
-		const client = new ClientOAuth2({ clientId: String(oauth.clientId), accessTokenUri: String(oauth.accessTokenUrl) });
-		const node = { id: 'n', name: 'Compliance Records', type: 't', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+		const client = new ClientOAuth2({
+			clientId: String(oauth.clientId),
+			accessTokenUri: String(oauth.accessTokenUrl),
+		});
+		const node = {
+			id: 'n',
+			name: 'Compliance Records',
+			type: 't',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		};
 		// n8n refreshes with this client and wraps what it throws: new NodeApiError(node, error).
-		const refusal = await client.createToken(tokenData as never).refresh().catch((error: Error) => new NodeApiError(node, error as never));
+		const refusal = await client
+			.createToken(tokenData as never)
+			.refresh()
+			.catch((error: Error) => new NodeApiError(node, error as never));
 
-		const error = requestError(node, refusal, { authentication: 'oAuth2', secrets: [String(tokenData.refresh_token)] });
+		const error = requestError(node, refusal, {
+			authentication: 'oAuth2',
+			secrets: [String(tokenData.refresh_token)],
+		});
 
 		expect(error.message).toBe('The service refused the OAuth2 connection');
 		expect(error.description).toBe(
@@ -202,24 +265,39 @@ describe('Other errors of the service, through OAuth2, say what the service said
 
 		const [run] = await Promise.all([
 			runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) }),
-			createTriggerPoller({ parameters: oAuth2({ event: 'clientModified' }), credentials: store }).poll(),
+			createTriggerPoller({
+				parameters: oAuth2({ event: 'clientModified' }),
+				credentials: store,
+			}).poll(),
 		]);
 
 		expect(run.error).toBeUndefined();
-		const statuses = sandbox().requests().map((request) => request.status);
+		const statuses = sandbox()
+			.requests()
+			.map((request) => request.status);
 		expect(statuses.filter((status) => status === 429)).toHaveLength(2);
-		expect(statuses.filter((status) => status !== 429).every((status) => status === 200)).toBe(true);
+		expect(statuses.filter((status) => status !== 429).every((status) => status === 200)).toBe(
+			true,
+		);
 	});
 
 	it("429 asking a longer wait than the node's: fails at once, with how long it asked and n8n's cause", async () => {
 		const store = await connected();
 		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 3600 });
 
-		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'firm', operation: 'get' }) });
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'firm', operation: 'get' }),
+		});
 
 		expect(run.error?.message).toBe('The service is receiving too many requests [item 0]');
-		expect(run.error?.description).toContain('It asked to wait 60 minutes before the next request; the node waits at most 60 seconds.');
-		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 3_600_000 });
+		expect(run.error?.description).toContain(
+			'It asked to wait 60 minutes before the next request; the node waits at most 60 seconds.',
+		);
+		expect((run.error as { failure?: unknown }).failure).toEqual({
+			cause: 'rate-limited',
+			retryAfterMs: 3_600_000,
+		});
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
@@ -227,9 +305,14 @@ describe('Other errors of the service, through OAuth2, say what the service said
 		const store = await connected();
 		sandbox().injectFaults({ count: 1, status: 500, path: '/clients' });
 
-		const run = await runNode({ credentials: store, parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }) });
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'client', operation: 'getAll', returnAll: true }),
+		});
 
-		expect(run.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(run.error?.message).toBe(
+			'The service could not complete the request (HTTP 500) [item 0]',
+		);
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
@@ -243,7 +326,10 @@ describe('Other errors of the service, through OAuth2, say what the service said
 			continueOnFail: true,
 		});
 
-		expect(run.items.map((item) => item.error?.message)).toEqual(['Client "missing-1" was not found [item 0]', 'Client "missing-2" was not found [item 1]']);
+		expect(run.items.map((item) => item.error?.message)).toEqual([
+			'Client "missing-1" was not found [item 0]',
+			'Client "missing-2" was not found [item 1]',
+		]);
 		expect(run.items.map((item) => item.error?.description)).toEqual([
 			expect.stringContaining(serviceSaid(sandbox(), 0)),
 			expect.stringContaining(serviceSaid(sandbox(), 1)),

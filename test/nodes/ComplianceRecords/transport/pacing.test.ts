@@ -36,12 +36,16 @@ const create: INodeParameters = {
 	lastName: '={{ $json.lastName }}',
 };
 
-const posts = () => sandbox().requests().filter((request) => request.method === 'POST');
+const posts = () =>
+	sandbox()
+		.requests()
+		.filter((request) => request.method === 'POST');
 
 /** How often each client was created (answered 201), by last name. */
 function createdCounts(): Map<string, number> {
 	const counts = new Map<string, number>();
-	for (const request of posts().filter((post) => post.status === 201)) counts.set(lastNameOf(request), (counts.get(lastNameOf(request)) ?? 0) + 1);
+	for (const request of posts().filter((post) => post.status === 201))
+		counts.set(lastNameOf(request), (counts.get(lastNameOf(request)) ?? 0) + 1);
 	return counts;
 }
 
@@ -53,13 +57,21 @@ describe('A bulk Create behind a rate limit', () => {
 		const run = await runNode({ credentials: credentials(), parameters: create, input });
 
 		expect(run.error).toBeUndefined();
-		expect(run.json.map((client) => client.entity && (client.entity as IDataObject).lastName)).toEqual(input.map((item) => item.lastName));
+		expect(
+			run.json.map((client) => client.entity && (client.entity as IDataObject).lastName),
+		).toEqual(input.map((item) => item.lastName));
 		expect(createdCounts()).toEqual(new Map(input.map((item) => [item.lastName as string, 1])));
 		const refused = posts().filter((post) => post.status === 429);
 		expect(refused.length).toBeGreaterThan(0);
 		// After a refusal, no request is sent until the wait it asked: every item waits, not only the one refused.
 		const first = refused[0];
-		const during = sandbox().requests().filter((request) => request.receivedAt > (first.answeredAt as number) + 400 && request.receivedAt < (first.answeredAt as number) + 900);
+		const during = sandbox()
+			.requests()
+			.filter(
+				(request) =>
+					request.receivedAt > (first.answeredAt as number) + 400 &&
+					request.receivedAt < (first.answeredAt as number) + 900,
+			);
 		expect(during).toEqual([]);
 	});
 
@@ -80,14 +92,19 @@ describe('A bulk Create behind a rate limit', () => {
 
 		const run = await runNode({
 			credentials: credentials(),
-			parameters: { ...create, requestOptions: { batching: { batch: { batchSize: 2, batchInterval: 400 } } } },
+			parameters: {
+				...create,
+				requestOptions: { batching: { batch: { batchSize: 2, batchInterval: 400 } } },
+			},
 			input,
 		});
 
 		expect(run.error).toBeUndefined();
 		const times = posts().map((post) => post.receivedAt);
 		// n8n sleeps between starting batches; a first connection's set-up may delay one arrival a little.
-		expect([times[1] - times[0], times[3] - times[2], times[5] - times[4]].every((gap) => gap < 200)).toBe(true);
+		expect(
+			[times[1] - times[0], times[3] - times[2], times[5] - times[4]].every((gap) => gap < 200),
+		).toBe(true);
 		expect(times[2] - times[0]).toBeGreaterThanOrEqual(350);
 		expect(times[4] - times[2]).toBeGreaterThanOrEqual(350);
 		expect(sandbox().traffic().maxInFlight).toBeLessThanOrEqual(2);
@@ -110,13 +127,25 @@ describe('What is sent again, and what never is', () => {
 
 	it('a POST answered 500 is not sent again: the client may exist, and the error says how to check', async () => {
 		sandbox().injectFaults({ count: 1, status: 500, afterHandling: true, path: '/clients' });
-		const createdBefore = sandbox().changes().filter((change) => change.cause === 'created').length;
+		const createdBefore = sandbox()
+			.changes()
+			.filter((change) => change.cause === 'created').length;
 
-		const run = await runNode({ credentials: credentials(), parameters: create, input: newClients(1) });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: create,
+			input: newClients(1),
+		});
 
 		expect(posts().map((post) => post.status)).toEqual([500]);
-		expect(sandbox().changes().filter((change) => change.cause === 'created')).toHaveLength(createdBefore + 1);
-		expect(run.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+		expect(
+			sandbox()
+				.changes()
+				.filter((change) => change.cause === 'created'),
+		).toHaveLength(createdBefore + 1);
+		expect(run.error?.message).toBe(
+			'The service could not complete the request (HTTP 500) [item 0]',
+		);
 		expect(run.error?.description).toBe(
 			`${serviceSaid(sandbox())} The service may have created the client before it failed, so the node did not send it again. ` +
 				"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. " +
@@ -124,65 +153,123 @@ describe('What is sent again, and what never is', () => {
 		);
 	});
 
-	it.each([502, 503, 504] as const)("a POST answered %s is not sent again either; n8n is told the service is unavailable", async (status) => {
-		sandbox().injectFaults({ count: 1, status, retryAfterSeconds: 0, path: '/clients' });
+	it.each([502, 503, 504] as const)(
+		'a POST answered %s is not sent again either; n8n is told the service is unavailable',
+		async (status) => {
+			sandbox().injectFaults({ count: 1, status, retryAfterSeconds: 0, path: '/clients' });
 
-		const run = await runNode({ credentials: credentials(), parameters: create, input: newClients(1) });
+			const run = await runNode({
+				credentials: credentials(),
+				parameters: create,
+				input: newClients(1),
+			});
 
-		expect(posts().map((post) => post.status)).toEqual([status]);
-		expect(run.error?.description).toContain('The service may have created the client before it failed');
-		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'temporarily-unavailable' });
-	});
+			expect(posts().map((post) => post.status)).toEqual([status]);
+			expect(run.error?.description).toContain(
+				'The service may have created the client before it failed',
+			);
+			expect((run.error as { failure?: unknown }).failure).toEqual({
+				cause: 'temporarily-unavailable',
+			});
+		},
+	);
 
-	it.each([502, 503, 504] as const)('a GET and a PATCH answered %s are sent again', async (status) => {
-		const [clientId] = await clientIds(sandbox());
-		sandbox().clearRequests();
-		const refuseOnce = () => sandbox().injectFaults({ count: 1, status, retryAfterSeconds: 0, path: `/clients/${clientId}` });
+	it.each([502, 503, 504] as const)(
+		'a GET and a PATCH answered %s are sent again',
+		async (status) => {
+			const [clientId] = await clientIds(sandbox());
+			sandbox().clearRequests();
+			const refuseOnce = () =>
+				sandbox().injectFaults({
+					count: 1,
+					status,
+					retryAfterSeconds: 0,
+					path: `/clients/${clientId}`,
+				});
 
-		refuseOnce();
-		const got = await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'get', clientId } });
-		refuseOnce();
-		const updated = await runNode({
-			credentials: credentials(),
-			parameters: { resource: 'client', operation: 'update', clientId, updateFields: { status: 'EXISTING' } },
-		});
+			refuseOnce();
+			const got = await runNode({
+				credentials: credentials(),
+				parameters: { resource: 'client', operation: 'get', clientId },
+			});
+			refuseOnce();
+			const updated = await runNode({
+				credentials: credentials(),
+				parameters: {
+					resource: 'client',
+					operation: 'update',
+					clientId,
+					updateFields: { status: 'EXISTING' },
+				},
+			});
 
-		expect([got.error, updated.error]).toEqual([undefined, undefined]);
-		expect(sandbox().requests().map((request) => `${request.method} ${request.status}`)).toEqual(['GET ' + status, 'GET 200', 'PATCH ' + status, 'PATCH 200']);
-	});
+			expect([got.error, updated.error]).toEqual([undefined, undefined]);
+			expect(
+				sandbox()
+					.requests()
+					.map((request) => `${request.method} ${request.status}`),
+			).toEqual(['GET ' + status, 'GET 200', 'PATCH ' + status, 'PATCH 200']);
+		},
+	);
 
 	it('a GET whose connection closed before the answer is sent again', async () => {
 		const [clientId] = await clientIds(sandbox());
 		sandbox().clearRequests();
 		sandbox().injectFaults({ count: 1, drop: true, path: `/clients/${clientId}` });
 
-		const run = await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'get', clientId } });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'client', operation: 'get', clientId },
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual([expect.objectContaining({ id: clientId })]);
-		expect(sandbox().requests().map((request) => `${request.method} ${request.status}`)).toEqual(['GET undefined', 'GET 200']);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => `${request.method} ${request.status}`),
+		).toEqual(['GET undefined', 'GET 200']);
 	});
 
 	it('a POST whose connection closed after the service acted is not sent again: the error says the client may exist', async () => {
 		sandbox().injectFaults({ count: 1, drop: true, afterHandling: true, path: '/clients' });
-		const createdBefore = sandbox().changes().filter((change) => change.cause === 'created').length;
+		const createdBefore = sandbox()
+			.changes()
+			.filter((change) => change.cause === 'created').length;
 
-		const run = await runNode({ credentials: credentials(), parameters: create, input: newClients(1) });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: create,
+			input: newClients(1),
+		});
 
 		expect(posts()).toHaveLength(1);
-		expect(sandbox().changes().filter((change) => change.cause === 'created')).toHaveLength(createdBefore + 1);
-		expect(run.error?.message).toBe('The connection to the service closed before it answered [item 0]');
-		expect(run.error?.description).toContain('The service may have created the client before it failed, so the node did not send it again.');
+		expect(
+			sandbox()
+				.changes()
+				.filter((change) => change.cause === 'created'),
+		).toHaveLength(createdBefore + 1);
+		expect(run.error?.message).toBe(
+			'The connection to the service closed before it answered [item 0]',
+		);
+		expect(run.error?.description).toContain(
+			'The service may have created the client before it failed, so the node did not send it again.',
+		);
 	});
 
 	it(`gives up after ${MAX_TRIES} tries, saying so`, async () => {
 		sandbox().injectFaults({ count: 100, status: 429, retryAfterSeconds: 0, path: '/firm' });
 
-		const run = await runNode({ credentials: credentials(), parameters: { resource: 'firm', operation: 'get' } });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'firm', operation: 'get' },
+		});
 
 		expect(sandbox().requests()).toHaveLength(MAX_TRIES);
 		expect(run.error?.message).toBe('The service is receiving too many requests [item 0]');
-		expect(run.error?.description).toContain(`The node sent the request ${MAX_TRIES} times, waiting between tries, and it failed each time.`);
+		expect(run.error?.description).toContain(
+			`The node sent the request ${MAX_TRIES} times, waiting between tries, and it failed each time.`,
+		);
 	});
 
 	it('a Retry-After beyond the wait the node makes fails at once, with how long it asked; the other items are not sent', async () => {
@@ -190,7 +277,12 @@ describe('What is sent again, and what never is', () => {
 		const input = newClients(3 * MAX_IN_FLIGHT);
 
 		const started = performance.now();
-		const run = await runNode({ credentials: credentials(), parameters: create, input, continueOnFail: true });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: create,
+			input,
+			continueOnFail: true,
+		});
 
 		expect(performance.now() - started).toBeLessThan(10_000); // not the 60 s a wait may last
 		expect(run.items.filter((item) => !item.error)).toHaveLength(1);
@@ -198,7 +290,9 @@ describe('What is sent again, and what never is', () => {
 		expect(failed).toHaveLength(input.length - 1);
 		for (const { error } of failed) {
 			expect(error?.message).toMatch(/^The service is receiving too many requests \[item \d+\]$/);
-			expect(error?.description).toContain('It asked to wait 60 minutes before the next request; the node waits at most 60 seconds.');
+			expect(error?.description).toContain(
+				'It asked to wait 60 minutes before the next request; the node waits at most 60 seconds.',
+			);
 		}
 		// Only those in flight when the service first refused were sent; the rest never left.
 		expect(posts().length).toBeLessThanOrEqual(MAX_IN_FLIGHT + 1);
@@ -209,7 +303,11 @@ describe('What is sent again, and what never is', () => {
 		sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 30, path: '/firm' });
 
 		const started = performance.now();
-		const run = await runNode({ credentials: credentials(), parameters: { resource: 'firm', operation: 'get' }, cancelAfterMs: 300 });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'firm', operation: 'get' },
+			cancelAfterMs: 300,
+		});
 
 		expect(performance.now() - started).toBeLessThan(10_000); // not the 30 s asked
 		expect(run.json).toEqual([]);
@@ -225,17 +323,31 @@ describe('Return All retries the page, not the run', () => {
 		const proxy = await pageHookProxy(sandbox());
 		try {
 			proxy.onLaterPage((request) => {
-				if (request === 3) sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 1, path: '/clients' });
+				if (request === 3)
+					sandbox().injectFaults({ count: 1, status: 429, retryAfterSeconds: 1, path: '/clients' });
 				if (request === 5) sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
 			});
 
-			const run = await runNode({ credentials: proxy.credentials(), parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+			const run = await runNode({
+				credentials: proxy.credentials(),
+				parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+			});
 
 			expect(run.error).toBeUndefined();
 			expect(run.json.map((client) => client.id)).toEqual(firm);
-			const pages = sandbox().requests().map((request) => [request.query.cursor ?? 'first', request.status]);
+			const pages = sandbox()
+				.requests()
+				.map((request) => [request.query.cursor ?? 'first', request.status]);
 			const later = Math.floor(firm.length / 200) + 1 - 4; // pages after the fourth
-			expect(pages.map(([, status]) => status)).toEqual([200, 200, 429, 200, 503, 200, ...Array(later).fill(200)]);
+			expect(pages.map(([, status]) => status)).toEqual([
+				200,
+				200,
+				429,
+				200,
+				503,
+				200,
+				...Array(later).fill(200),
+			]);
 			expect(pages[2][0]).toBe(pages[3][0]);
 			expect(pages[4][0]).toBe(pages[5][0]);
 		} finally {

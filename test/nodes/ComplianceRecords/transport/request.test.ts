@@ -3,7 +3,13 @@ import type { INodeParameters } from 'n8n-workflow';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { connectOAuth2, CredentialStore, credentialsFor, loadOptions, runNode } from '../../../helpers';
+import {
+	connectOAuth2,
+	CredentialStore,
+	credentialsFor,
+	loadOptions,
+	runNode,
+} from '../../../helpers';
 import { expectReceived, serviceSaid, useSandbox } from '../../../helpers/sandbox';
 
 const { sandbox, credentials } = useSandbox({ clients: 2, apiPath: '/v1' });
@@ -26,29 +32,41 @@ describe('The node refuses a plain-http remote base URL before sending anything'
 	});
 
 	it('with an API key', async () => {
-		const store = new CredentialStore({ complianceRecordsApi: { baseUrl: remoteLookingBaseUrl(), apiKey: sandbox().apiKey } });
+		const store = new CredentialStore({
+			complianceRecordsApi: { baseUrl: remoteLookingBaseUrl(), apiKey: sandbox().apiKey },
+		});
 
 		const run = await runNode({ credentials: store, parameters: firmGet });
 
 		expect(run.error?.message).toBe("Insecure or invalid 'Base URL'");
-		expect(run.error?.description).toMatch(/^Refusing to send credentials to http:\/\/0\.0\.0\.0:\d+: only https:\/\//);
+		expect(run.error?.description).toMatch(
+			/^Refusing to send credentials to http:\/\/0\.0\.0\.0:\d+: only https:\/\//,
+		);
 		expect(sandbox().requests()).toEqual([]);
 	});
 
 	it('with OAuth2', async () => {
 		const store = credentialsFor(sandbox());
 		await connectOAuth2(store);
-		store.set('complianceRecordsOAuth2Api', { ...store.stored('complianceRecordsOAuth2Api'), baseUrl: remoteLookingBaseUrl() });
+		store.set('complianceRecordsOAuth2Api', {
+			...store.stored('complianceRecordsOAuth2Api'),
+			baseUrl: remoteLookingBaseUrl(),
+		});
 		sandbox().clearRequests();
 
-		const run = await runNode({ credentials: store, parameters: { ...firmGet, authentication: 'oAuth2' } });
+		const run = await runNode({
+			credentials: store,
+			parameters: { ...firmGet, authentication: 'oAuth2' },
+		});
 
 		expect(run.error?.message).toBe("Insecure or invalid 'Base URL'");
 		expect(sandbox().requests()).toEqual([]);
 	});
 
 	it('with no base URL at all', async () => {
-		const store = new CredentialStore({ complianceRecordsApi: { baseUrl: '  ', apiKey: sandbox().apiKey } });
+		const store = new CredentialStore({
+			complianceRecordsApi: { baseUrl: '  ', apiKey: sandbox().apiKey },
+		});
 
 		const run = await runNode({ credentials: store, parameters: firmGet });
 
@@ -67,12 +85,22 @@ describe('Base URL and version header', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(sandbox().requests()[0].url).toBe('/v1/firm');
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/firm', bearer: sandbox().apiKey });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: '/firm',
+			bearer: sandbox().apiKey,
+		});
 	});
 
 	it('every request, each page included, carries accept-version 1.0.0 and the credential', async () => {
-		const run = await runNode({ credentials: credentials(), parameters: { resource: 'individual', operation: 'getAll', limit: 1 } });
-		await runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'getAll', returnAll: true } });
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'individual', operation: 'getAll', limit: 1 },
+		});
+		await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'client', operation: 'getAll', returnAll: true },
+		});
 
 		expect(run.error).toBeUndefined();
 		for (const request of sandbox().requests()) {
@@ -86,7 +114,10 @@ describe('n8n is handed the credential the node has read', () => {
 	it('a dropdown reads the credential once for its request, not once more inside n8n', async () => {
 		const store = credentials();
 
-		const partners = await loadOptions('getPartners', { credentials: store, parameters: { resource: 'client', operation: 'create' } });
+		const partners = await loadOptions('getPartners', {
+			credentials: store,
+			parameters: { resource: 'client', operation: 'create' },
+		});
 
 		expect(partners.length).toBeGreaterThan(0);
 		expect(sandbox().requests()).toHaveLength(1);
@@ -98,7 +129,9 @@ describe('n8n is handed the credential the node has read', () => {
  * A server at another origin of this machine that answers every request with a redirect to the
  * same path at the sandbox: a stand-in for a base URL whose answer sends the client elsewhere.
  */
-async function redirectingTo(target: () => string): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+async function redirectingTo(
+	target: () => string,
+): Promise<{ baseUrl: string; close: () => Promise<void> }> {
 	const server: Server = createServer((request, response) => {
 		response.writeHead(307, { location: `${target()}${request.url}` }).end();
 	});
@@ -128,7 +161,9 @@ describe('A redirect to another origin does not carry the credential', () => {
 	});
 
 	it('an operation: the request follows the redirect without the API key, and the refusal reaches the user', async () => {
-		const store = new CredentialStore({ complianceRecordsApi: { baseUrl: `${redirect.baseUrl}/v1`, apiKey: sandbox().apiKey } });
+		const store = new CredentialStore({
+			complianceRecordsApi: { baseUrl: `${redirect.baseUrl}/v1`, apiKey: sandbox().apiKey },
+		});
 
 		const run = await runNode({ credentials: store, parameters: firmGet });
 
@@ -141,7 +176,10 @@ describe('A redirect to another origin does not carry the credential', () => {
 	it('a dropdown, with OAuth2: the access token does not follow the redirect either', async () => {
 		const store = credentialsFor(sandbox());
 		await connectOAuth2(store);
-		store.set('complianceRecordsOAuth2Api', { ...store.stored('complianceRecordsOAuth2Api'), baseUrl: `${redirect.baseUrl}/v1` });
+		store.set('complianceRecordsOAuth2Api', {
+			...store.stored('complianceRecordsOAuth2Api'),
+			baseUrl: `${redirect.baseUrl}/v1`,
+		});
 		sandbox().clearRequests();
 
 		const refusal = await loadOptions('getPartners', {
@@ -153,7 +191,8 @@ describe('A redirect to another origin does not carry the credential', () => {
 		expect((refusal as { description?: string }).description).toContain(serviceSaid(sandbox()));
 
 		expect(sandbox().requests().length).toBeGreaterThan(0);
-		for (const request of sandbox().requests()) expect(request.headers.authorization).toBeUndefined();
+		for (const request of sandbox().requests())
+			expect(request.headers.authorization).toBeUndefined();
 	});
 });
 
@@ -166,7 +205,12 @@ describe('A service that stops answering', () => {
 
 		const run = await runNode({
 			credentials: credentials(),
-			parameters: { resource: 'client', operation: 'get', clientId: 'any', requestOptions: { timeout: 1500 } },
+			parameters: {
+				resource: 'client',
+				operation: 'get',
+				clientId: 'any',
+				requestOptions: { timeout: 1500 },
+			},
 		});
 
 		expect(performance.now() - started).toBeLessThan(5_000);
@@ -174,7 +218,11 @@ describe('A service that stops answering', () => {
 		expect(run.error?.description).toBe(
 			"Check that the service is up, then run the node again. If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings, or turn on 'Retry On Fail'.",
 		);
-		expect(sandbox().requests().map((request) => [request.path, request.status])).toEqual([['/clients/any', undefined]]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => [request.path, request.status]),
+		).toEqual([['/clients/any', undefined]]);
 	});
 
 	it('a page of Get Many too', async () => {
@@ -182,13 +230,18 @@ describe('A service that stops answering', () => {
 
 		const run = await runNode({
 			credentials: credentials(),
-			parameters: { resource: 'individual', operation: 'getAll', returnAll: true, requestOptions: { timeout: 1000 } },
+			parameters: {
+				resource: 'individual',
+				operation: 'getAll',
+				returnAll: true,
+				requestOptions: { timeout: 1000 },
+			},
 		});
 
 		expect(run.error?.message).toBe('The service did not answer within 1 second [item 0]');
 	});
 
-	it('without a Timeout set, fails after 30 seconds, not n8n\'s 300', async () => {
+	it("without a Timeout set, fails after 30 seconds, not n8n's 300", async () => {
 		hangOnce();
 		const started = performance.now();
 

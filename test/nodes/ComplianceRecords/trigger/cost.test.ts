@@ -10,18 +10,23 @@ import { createTriggerPoller, triggerRequests } from '../../../helpers/trigger';
 
 const { sandbox, credentials } = useSandbox({ clients: 100_000, controls: true });
 
-it.each(['clientModified', 'amlDeterminationCompleted'])('%s: one request per poll when nothing changed', async (event) => {
-	const poller = createTriggerPoller({ parameters: { event }, credentials: credentials() });
-	await poller.poll();
-	for (let poll = 0; poll < 3; poll++) {
-		sandbox().clearRequests();
-		expect(await poller.poll()).toEqual([]);
-		const requests = triggerRequests(sandbox());
-		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /clients']);
-		expect(requests[0].query).toEqual({ limit: '200', sinceModifiedAt: expect.any(String) });
-	}
-	expect(JSON.stringify(poller.saved()).length).toBeLessThan(300);
-});
+it.each(['clientModified', 'amlDeterminationCompleted'])(
+	'%s: one request per poll when nothing changed',
+	async (event) => {
+		const poller = createTriggerPoller({ parameters: { event }, credentials: credentials() });
+		await poller.poll();
+		for (let poll = 0; poll < 3; poll++) {
+			sandbox().clearRequests();
+			expect(await poller.poll()).toEqual([]);
+			const requests = triggerRequests(sandbox());
+			expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+				'GET /clients',
+			]);
+			expect(requests[0].query).toEqual({ limit: '200', sinceModifiedAt: expect.any(String) });
+		}
+		expect(JSON.stringify(poller.saved()).length).toBeLessThan(300);
+	},
+);
 
 it('reviewDue: one full scan on the first poll of the day, then one request per poll', async () => {
 	const poller = createTriggerPoller({
@@ -39,6 +44,8 @@ it('reviewDue: one full scan on the first poll of the day, then one request per 
 	}
 	const due = Object.values(poller.saved().due as Record<string, string>).join('').length / 8;
 	const bytes = JSON.stringify(poller.saved()).length;
-	console.log(`reviewDue on 100,000 clients: ${due} inside the 30-day window, saved state ${bytes} bytes (${(bytes / due).toFixed(2)} per client)`);
+	console.log(
+		`reviewDue on 100,000 clients: ${due} inside the 30-day window, saved state ${bytes} bytes (${(bytes / due).toFixed(2)} per client)`,
+	);
 	expect(bytes / due).toBeLessThan(9);
 });

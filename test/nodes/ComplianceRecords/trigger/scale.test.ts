@@ -50,7 +50,11 @@ function burst(clients: string[]): void {
 }
 
 async function activated(options: { budgetMs?: number; parameters?: IDataObject } = {}) {
-	const poller = createTriggerPoller({ parameters: options.parameters ?? parameters, credentials: credentials(), budgetMs: options.budgetMs });
+	const poller = createTriggerPoller({
+		parameters: options.parameters ?? parameters,
+		credentials: credentials(),
+		budgetMs: options.budgetMs,
+	});
 	aMinuteLater();
 	expect(await poller.poll()).toEqual([]);
 	return poller;
@@ -58,20 +62,29 @@ async function activated(options: { budgetMs?: number; parameters?: IDataObject 
 
 /** Polls a minute apart until one emits nothing: what each poll emitted, its requests and time. */
 async function pollUntilQuiet(poller: ReturnType<typeof createTriggerPoller>, limit: number) {
-	const polls: Array<{ emitted: IDataObject[]; requests: number; ms: number; stateBytes: number }> = [];
+	const polls: Array<{ emitted: IDataObject[]; requests: number; ms: number; stateBytes: number }> =
+		[];
 	for (;;) {
 		aMinuteLater();
 		sandbox().clearRequests();
 		const started = performance.now();
 		const emitted = await poller.poll();
 		const ms = performance.now() - started;
-		polls.push({ emitted, requests: triggerRequests(sandbox()).length, ms, stateBytes: bytes(poller.saved()) });
+		polls.push({
+			emitted,
+			requests: triggerRequests(sandbox()).length,
+			ms,
+			stateBytes: bytes(poller.saved()),
+		});
 		if (emitted.length === 0 || polls.length > limit) return polls;
 	}
 }
 
 /** Every idle poll: one request, for the clients modified since a time after the burst. */
-async function expectIdlePollsOfOneRequest(poller: ReturnType<typeof createTriggerPoller>, burstEnd: number) {
+async function expectIdlePollsOfOneRequest(
+	poller: ReturnType<typeof createTriggerPoller>,
+	burstEnd: number,
+) {
 	for (let poll = 0; poll < 3; poll++) {
 		aMinuteLater();
 		sandbox().clearRequests();
@@ -132,7 +145,9 @@ describe('a backlog larger than one poll’s budget', () => {
 		const emitted = polls.flatMap((poll) => poll.emitted.map((client) => client.id as string));
 		const draining = polls.filter((poll) => poll.emitted.length > 0);
 		// How many pages fit in one budget, at the pace the pages actually came.
-		const pageMs = draining.reduce((sum, poll) => sum + poll.ms, 0) / draining.reduce((sum, poll) => sum + poll.requests, 0);
+		const pageMs =
+			draining.reduce((sum, poll) => sum + poll.ms, 0) /
+			draining.reduce((sum, poll) => sum + poll.requests, 0);
 		const pagesPerBudget = Math.floor(BUDGET_MS / pageMs);
 		console.log(
 			`backlog ${BACKLOG}: ${pagesFor(BACKLOG)} pages of ${pageMs.toFixed(0)} ms in ${draining.length} polls ` +
@@ -145,7 +160,10 @@ describe('a backlog larger than one poll’s budget', () => {
 		// The pace above is the trigger's own; that it does not stop a poll early shows here: every
 		// draining poll but the last went on for most of its budget.
 		for (const poll of draining.slice(0, -1)) expect(poll.ms).toBeGreaterThan(BUDGET_MS / 2);
-		expect({ lost: changed.length - new Set(emitted).size, repeated: emitted.length - new Set(emitted).size }).toEqual({ lost: 0, repeated: 0 });
+		expect({
+			lost: changed.length - new Set(emitted).size,
+			repeated: emitted.length - new Set(emitted).size,
+		}).toEqual({ lost: 0, repeated: 0 });
 		expect(new Set(emitted)).toEqual(new Set(changed));
 		expect(Math.max(...polls.map((poll) => poll.stateBytes))).toBeLessThan(1_000);
 		// Drained: the poll after it is one request again.
@@ -183,7 +201,10 @@ describe('a backlog larger than one poll’s budget', () => {
 	it('with Fetch Full Client, stops part-way through a page when the budget runs short, and emits each client once, in full', async () => {
 		// About 60 full clients fit in a budget, and a listing page has over a second to come even on a
 		// busy machine: slower answers mean more polls, never a poll failing.
-		const poller = await activated({ budgetMs: 1_500, parameters: { ...parameters, options: { fetchFullClient: true } } });
+		const poller = await activated({
+			budgetMs: 1_500,
+			parameters: { ...parameters, options: { fetchFullClient: true } },
+		});
 		const changed = ids.slice(90_000, 90_300);
 		burst(changed);
 		sandbox().injectFaults({ count: 100_000, delayMs: 25, path: '/clients/' }); // each full client: 25 ms

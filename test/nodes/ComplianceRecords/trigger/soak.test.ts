@@ -40,7 +40,12 @@ const { sandbox } = useSandbox({ clients: 1_000, controls: true, seed: 'soak' })
 
 const emissionsOf = (polls: PollRecord[]) =>
 	polls.flatMap((poll, index) =>
-		poll.emitted.map((item) => ({ key: `${item.id}@${item.lastModifiedAt}`, id: item.id, at: String(item.lastModifiedAt), poll: index })),
+		poll.emitted.map((item) => ({
+			key: `${item.id}@${item.lastModifiedAt}`,
+			id: item.id,
+			at: String(item.lastModifiedAt),
+			poll: index,
+		})),
 	);
 
 function random(seed: number) {
@@ -49,7 +54,11 @@ function random(seed: number) {
 		state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
 		return state / 2 ** 31;
 	};
-	return { next, int: (below: number) => Math.floor(next() * below), chance: (p: number) => next() < p };
+	return {
+		next,
+		int: (below: number) => Math.floor(next() * below),
+		chance: (p: number) => next() < p,
+	};
 }
 
 interface PollRecord {
@@ -74,7 +83,13 @@ function pollRecorder(service: Sandbox, poller: TriggerPoller) {
 		maxStateBytes: () => maxStateBytes,
 		async run() {
 			const fresh = poller.saved().sweep === undefined;
-			const record: PollRecord = { startedAt: service.changes().length, succeeded: false, fresh, complete: false, emitted: [] };
+			const record: PollRecord = {
+				startedAt: service.changes().length,
+				succeeded: false,
+				fresh,
+				complete: false,
+				emitted: [],
+			};
 			polls.push(record);
 			try {
 				record.emitted = await poller.poll();
@@ -124,7 +139,9 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 
 		// Burst sizes adding up to 3,000 (mid-poll writes come on top); the large ones take two
 		// pages to list, so writes and faults can land between pages.
-		const weights = Array.from({ length: POLLS }, () => (rng.chance(0.4) ? 3 + rng.next() : 0.2 + rng.next() * 0.6));
+		const weights = Array.from({ length: POLLS }, () =>
+			rng.chance(0.4) ? 3 + rng.next() : 0.2 + rng.next() * 0.6,
+		);
 		const total = weights.reduce((sum, weight) => sum + weight, 0);
 		const bursts = weights.map((weight) => Math.round((weight / total) * CHANGES));
 		bursts[POLLS - 1] += CHANGES - bursts.reduce((sum, size) => sum + size, 0);
@@ -161,7 +178,9 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 		const phantoms = emissions.filter((emission) => !logged.has(emission.key));
 		const lost = changes.filter((change, index) => {
 			const position = activatedAt + index;
-			const deadline = polls.findIndex((poll) => poll.fresh && poll.complete && poll.startedAt > position);
+			const deadline = polls.findIndex(
+				(poll) => poll.fresh && poll.complete && poll.startedAt > position,
+			);
 			return !emissions.some(
 				(emission) =>
 					emission.id === change.clientId &&
@@ -177,8 +196,14 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 		expect(changes.length).toBe(CHANGES + midPollWrites);
 		expect(midPollWrites).toBeGreaterThan(0);
 		expect(failures.length).toBeGreaterThan(2);
-		expect(polls.filter((poll) => !poll.succeeded).every((poll) => poll.emitted.length === 0)).toBe(true);
-		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
+		expect(polls.filter((poll) => !poll.succeeded).every((poll) => poll.emitted.length === 0)).toBe(
+			true,
+		);
+		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({
+			repeated: 0,
+			phantoms: 0,
+			lost: 0,
+		});
 		expect(maxStateBytes()).toBeLessThan(6_000);
 	} finally {
 		await proxy.close();
@@ -188,101 +213,128 @@ it('loses no change and repeats none over 30 polls and 3,000 random changes', as
 it.each([
 	{ budgetMs: 500, seed: 1 },
 	{ budgetMs: 1_500, seed: 2 },
-])('with bursts, slow pages, expired cursors and a $budgetMs ms budget: loses no change and repeats none', async ({ budgetMs, seed }) => {
-	const ROUNDS = 25;
-	const service = sandbox();
-	const rng = random(seed * 7_919 + 20261123);
-	// Draws made while a poll pages: how many pages it has depends on timing, so they come from a
-	// generator of their own, and the rounds stay the same run after run.
-	const pageRng = random(seed * 7_919 + 1);
-	const ids = await clientIds(service);
-	const proxy = await pageHookProxy(service);
-	let serviceOffsetMs = seed * 24 * 60 * 60_000; // after the earlier soaks' clocks
-	service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
-	/** Polls during which the service answered a 500 to a later page (each fails). */
-	let pollsRefused = 0;
+])(
+	'with bursts, slow pages, expired cursors and a $budgetMs ms budget: loses no change and repeats none',
+	async ({ budgetMs, seed }) => {
+		const ROUNDS = 25;
+		const service = sandbox();
+		const rng = random(seed * 7_919 + 20261123);
+		// Draws made while a poll pages: how many pages it has depends on timing, so they come from a
+		// generator of their own, and the rounds stay the same run after run.
+		const pageRng = random(seed * 7_919 + 1);
+		const ids = await clientIds(service);
+		const proxy = await pageHookProxy(service);
+		let serviceOffsetMs = seed * 24 * 60 * 60_000; // after the earlier soaks' clocks
+		service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+		/** Polls during which the service answered a 500 to a later page (each fails). */
+		let pollsRefused = 0;
 
-	try {
-		const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: proxy.credentials(), budgetMs });
-		expect(await poller.poll()).toEqual([]);
-		const activatedAt = service.changes().length;
-		const { polls, failures, maxStateBytes, run: runPoll } = pollRecorder(service, poller);
-		let largestBurst = 0;
+		try {
+			const poller = createTriggerPoller({
+				parameters: { event: 'clientModified' },
+				credentials: proxy.credentials(),
+				budgetMs,
+			});
+			expect(await poller.poll()).toEqual([]);
+			const activatedAt = service.changes().length;
+			const { polls, failures, maxStateBytes, run: runPoll } = pollRecorder(service, poller);
+			let largestBurst = 0;
 
-		for (let round = 0; round < ROUNDS; round++) {
-			serviceOffsetMs += 60_000;
-			service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
-			if (rng.chance(0.3)) {
-				// A batch job: up to every client of the firm within one second, in 10 ties.
-				const size = 100 + rng.int(ids.length - 100);
-				largestBurst = Math.max(largestBurst, size);
-				const start = Date.parse(service.now());
-				const touched = [...ids].sort(() => rng.next() - 0.5).slice(0, size);
-				touched.forEach((id, index) => {
-					if (index % Math.ceil(size / 10) === 0) service.setClock({ frozenAt: new Date(start + (index * 999) / size).toISOString() });
-					service.completeAmlDetermination(id, 'NORMAL');
-				});
-				serviceOffsetMs += 1_000; // the service's clock goes on from the end of the burst, never back
+			for (let round = 0; round < ROUNDS; round++) {
+				serviceOffsetMs += 60_000;
 				service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
-			}
-			for (let i = rng.int(20); i > 0; i--) await touchClient(service, ids[rng.int(ids.length)]);
-			if (rng.chance(0.1)) ids.push((await createClient(service, `Burst soak ${round}`)).id as string);
+				if (rng.chance(0.3)) {
+					// A batch job: up to every client of the firm within one second, in 10 ties.
+					const size = 100 + rng.int(ids.length - 100);
+					largestBurst = Math.max(largestBurst, size);
+					const start = Date.parse(service.now());
+					const touched = [...ids].sort(() => rng.next() - 0.5).slice(0, size);
+					touched.forEach((id, index) => {
+						if (index % Math.ceil(size / 10) === 0)
+							service.setClock({ frozenAt: new Date(start + (index * 999) / size).toISOString() });
+						service.completeAmlDetermination(id, 'NORMAL');
+					});
+					serviceOffsetMs += 1_000; // the service's clock goes on from the end of the burst, never back
+					service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+				}
+				for (let i = rng.int(20); i > 0; i--) await touchClient(service, ids[rng.int(ids.length)]);
+				if (rng.chance(0.1))
+					ids.push((await createClient(service, `Burst soak ${round}`)).id as string);
 
-			if (rng.chance(0.6)) service.injectFaults({ count: 1_000, path: '/clients', delayMs: 20 + rng.int(60) });
-			if (rng.chance(0.2)) service.expireCursors();
-			let refused: number | undefined;
-			let refusedFirst = false;
-			const resumes = poller.saved().sweep !== undefined;
-			if (rng.chance(0.1)) {
-				const status = ([500, 503, 429] as const)[rng.int(3)];
-				// This page is answered with the error: no slow-page fault stands before it.
-				proxy.onLaterPage((page) => {
-					refused = status;
-					refusedFirst ||= resumes && page === 2;
-					service.clearFaults();
-					service.injectFaults({ count: 1, path: '/clients', status });
+				if (rng.chance(0.6))
+					service.injectFaults({ count: 1_000, path: '/clients', delayMs: 20 + rng.int(60) });
+				if (rng.chance(0.2)) service.expireCursors();
+				let refused: number | undefined;
+				let refusedFirst = false;
+				const resumes = poller.saved().sweep !== undefined;
+				if (rng.chance(0.1)) {
+					const status = ([500, 503, 429] as const)[rng.int(3)];
+					// This page is answered with the error: no slow-page fault stands before it.
+					proxy.onLaterPage((page) => {
+						refused = status;
+						refusedFirst ||= resumes && page === 2;
+						service.clearFaults();
+						service.injectFaults({ count: 1, path: '/clients', status });
+					});
+				} else {
+					// Writes while the poll pages, made at once (the page's time is the service's own).
+					proxy.onLaterPage(() => {
+						if (pageRng.chance(0.3))
+							for (let i = 1 + pageRng.int(5); i > 0; i--)
+								service.completeAmlDetermination(ids[pageRng.int(ids.length)], 'HIGH');
+					});
+				}
+				await runPoll();
+				// A 500 fails the poll. A 429 or 503 is asked again, or ends the poll early keeping the
+				// pages it read; only at the poll's first request, with no page to keep, does it fail.
+				const failed = !polls.at(-1)?.succeeded;
+				if (refused === 500) pollsRefused++;
+				// Refused at the poll's first request, it waits and goes on or fails, as the poll's time allows.
+				expect({ round, refused, failed }).toEqual({
+					round,
+					refused,
+					failed: refused === 500 || (refusedFirst ? expect.any(Boolean) : false),
 				});
-			} else {
-				// Writes while the poll pages, made at once (the page's time is the service's own).
-				proxy.onLaterPage(() => {
-					if (pageRng.chance(0.3)) for (let i = 1 + pageRng.int(5); i > 0; i--) service.completeAmlDetermination(ids[pageRng.int(ids.length)], 'HIGH');
-				});
 			}
-			await runPoll();
-			// A 500 fails the poll. A 429 or 503 is asked again, or ends the poll early keeping the
-			// pages it read; only at the poll's first request, with no page to keep, does it fail.
-			const failed = !polls.at(-1)?.succeeded;
-			if (refused === 500) pollsRefused++;
-			// Refused at the poll's first request, it waits and goes on or fails, as the poll's time allows.
-			expect({ round, refused, failed }).toEqual({ round, refused, failed: refused === 500 || (refusedFirst ? expect.any(Boolean) : false) });
-		}
 
-		// Quiet: poll until a poll is one request that emits nothing (everything drained).
-		proxy.onLaterPage(() => undefined);
-		for (let quiet = 0; quiet < 40; quiet++) {
-			serviceOffsetMs += 60_000;
-			service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
-			service.clearRequests();
-			await runPoll();
-			if (polls.at(-1)?.emitted.length === 0 && service.requests().length === 1) break;
-		}
-		expect(service.requests()).toHaveLength(1);
+			// Quiet: poll until a poll is one request that emits nothing (everything drained).
+			proxy.onLaterPage(() => undefined);
+			for (let quiet = 0; quiet < 40; quiet++) {
+				serviceOffsetMs += 60_000;
+				service.setClock({ offsetMs: serviceOffsetMs, frozenAt: null });
+				service.clearRequests();
+				await runPoll();
+				if (polls.at(-1)?.emitted.length === 0 && service.requests().length === 1) break;
+			}
+			expect(service.requests()).toHaveLength(1);
 
-		const changes = service.changes().slice(activatedAt);
-		const emissions = emissionsOf(polls);
-		const repeated = emissions.length - new Set(emissions.map((emission) => emission.key)).size;
-		const logged = new Set(changes.map((change) => `${change.clientId}@${change.lastModifiedAt}`));
-		const phantoms = emissions.filter((emission) => !logged.has(emission.key));
-		const lost = changes.filter((change) => !emissions.some((emission) => emission.id === change.clientId && emission.at >= change.lastModifiedAt));
-		console.log(
-			`burst soak (budget ${budgetMs} ms): ${changes.length} changes, largest burst ${largestBurst}, ${emissions.length} emitted over ${polls.length} polls ` +
-				`(${polls.filter((poll) => poll.emitted.length > 0).length} emitting), ${failures.length} failed (${pollsRefused} refused a page with a 500), largest saved state ${maxStateBytes()} bytes`,
-		);
-		expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({ repeated: 0, phantoms: 0, lost: 0 });
-		expect(largestBurst).toBeGreaterThan(500);
-		for (const message of failures) expect(message).toMatch(/HTTP 50[03]|too many requests/);
-		expect(maxStateBytes()).toBeLessThan(20_000);
-	} finally {
-		await proxy.close();
-	}
-});
+			const changes = service.changes().slice(activatedAt);
+			const emissions = emissionsOf(polls);
+			const repeated = emissions.length - new Set(emissions.map((emission) => emission.key)).size;
+			const logged = new Set(
+				changes.map((change) => `${change.clientId}@${change.lastModifiedAt}`),
+			);
+			const phantoms = emissions.filter((emission) => !logged.has(emission.key));
+			const lost = changes.filter(
+				(change) =>
+					!emissions.some(
+						(emission) => emission.id === change.clientId && emission.at >= change.lastModifiedAt,
+					),
+			);
+			console.log(
+				`burst soak (budget ${budgetMs} ms): ${changes.length} changes, largest burst ${largestBurst}, ${emissions.length} emitted over ${polls.length} polls ` +
+					`(${polls.filter((poll) => poll.emitted.length > 0).length} emitting), ${failures.length} failed (${pollsRefused} refused a page with a 500), largest saved state ${maxStateBytes()} bytes`,
+			);
+			expect({ repeated, phantoms: phantoms.length, lost: lost.length }).toEqual({
+				repeated: 0,
+				phantoms: 0,
+				lost: 0,
+			});
+			expect(largestBurst).toBeGreaterThan(500);
+			for (const message of failures) expect(message).toMatch(/HTTP 50[03]|too many requests/);
+			expect(maxStateBytes()).toBeLessThan(20_000);
+		} finally {
+			await proxy.close();
+		}
+	},
+);

@@ -20,7 +20,8 @@ beforeAll(async () => {
 });
 afterEach(() => sandbox().setClock({ frozenAt: null }));
 
-const pairs = (items: IDataObject[]) => items.map((item) => `${item.id}@${item.lastModifiedAt}`).sort();
+const pairs = (items: IDataObject[]) =>
+	items.map((item) => `${item.id}@${item.lastModifiedAt}`).sort();
 
 it('Client Created or Modified: goes on from a 0.1.0 state, nothing lost, nothing repeated', async () => {
 	// 0.1.0's last poll emitted three clients changed at the same instant T and saved: the
@@ -43,7 +44,10 @@ it('Client Created or Modified: goes on from a 0.1.0 state, nothing lost, nothin
 	const later = await touchClient(sandbox(), ids[4]);
 	sandbox().setClock({ frozenAt: null, offsetMs: 60_000 });
 
-	const poller = createTriggerPoller({ parameters: { event: 'clientModified' }, credentials: credentials() });
+	const poller = createTriggerPoller({
+		parameters: { event: 'clientModified' },
+		credentials: credentials(),
+	});
 	poller.load(savedBy010);
 	expect(pairs(await poller.poll())).toEqual(pairs([tie, later]));
 	expect(poller.saved()).toMatchObject({ version: 2, event: 'clientModified', generation: 8 });
@@ -57,10 +61,17 @@ it('Review Due: goes on from a 0.1.0 state, nothing lost, nothing repeated', asy
 	const today = new Date().toISOString().slice(0, 10);
 	const clients = await listAll(sandbox());
 	const window = { from: today, to: addDays(today, 30) };
-	const inWindow = clients.filter((client) => typeof client.nextReviewDate === 'string' && client.nextReviewDate >= window.from && client.nextReviewDate <= window.to);
+	const inWindow = clients.filter(
+		(client) =>
+			typeof client.nextReviewDate === 'string' &&
+			client.nextReviewDate >= window.from &&
+			client.nextReviewDate <= window.to,
+	);
 	expect(inWindow.length).toBeGreaterThan(3);
 	const due: Record<string, string> = {};
-	for (const client of inWindow) due[client.nextReviewDate as string] = ((due[client.nextReviewDate as string] ?? '') + clientKey(client.id as string));
+	for (const client of inWindow)
+		due[client.nextReviewDate as string] =
+			(due[client.nextReviewDate as string] ?? '') + clientKey(client.id as string);
 	for (const date of Object.keys(due)) due[date] = (due[date].match(/.{8}/g) ?? []).sort().join('');
 	// 0.1.0 scanned the firm today: every client inside the window is handled.
 	const savedBy010 = {
@@ -73,15 +84,25 @@ it('Review Due: goes on from a 0.1.0 state, nothing lost, nothing repeated', asy
 		due,
 	};
 
-	const undated = clients.filter((client) => !client.nextReviewDate).map((client) => client.id as string);
+	const undated = clients
+		.filter((client) => !client.nextReviewDate)
+		.map((client) => client.id as string);
 	const moved = await touchClient(sandbox(), undated[0], { nextReviewDate: addDays(today, 9) });
 	await touchClient(sandbox(), inWindow[0].id as string); // already due, date unchanged: not again
 
-	const poller = createTriggerPoller({ parameters: { event: 'reviewDue', days: 30 }, credentials: credentials(), timezone: 'UTC' });
+	const poller = createTriggerPoller({
+		parameters: { event: 'reviewDue', days: 30 },
+		credentials: credentials(),
+		timezone: 'UTC',
+	});
 	poller.load(savedBy010);
 	sandbox().clearRequests();
 	expect(pairs(await poller.poll())).toEqual(pairs([moved]));
-	expect(sandbox().requests().every((request) => request.query.sinceModifiedAt !== undefined)).toBe(true); // no new scan today
+	expect(
+		sandbox()
+			.requests()
+			.every((request) => request.query.sinceModifiedAt !== undefined),
+	).toBe(true); // no new scan today
 	expect(poller.saved()).toMatchObject({ version: 2, event: 'reviewDue', scannedOn: today });
 	expect(await poller.poll()).toEqual([]);
 });

@@ -22,8 +22,12 @@ import {
 const T = Date.parse('2026-11-21T10:00:00.000Z');
 
 /** The cursor after a listing complete in one poll, as the trigger composes it (clients.ts, changes.ts). */
-const afterListing = (cursor: StreamCursor, sightings: Sighting[], handled: HandledChange[] = [], serviceTime = -Infinity) =>
-	completeCursor(cursor, Math.max(firstEvaluationBound(sightings), serviceTime), [handled]);
+const afterListing = (
+	cursor: StreamCursor,
+	sightings: Sighting[],
+	handled: HandledChange[] = [],
+	serviceTime = -Infinity,
+) => completeCursor(cursor, Math.max(firstEvaluationBound(sightings), serviceTime), [handled]);
 
 /** The watermark after such a listing from watermark `since`. */
 const nextWatermark = (since: number, sightings: Sighting[], serviceTime?: number) =>
@@ -56,15 +60,22 @@ describe('the watermark after a listing', () => {
 
 describe("the service's time from its Date header", () => {
 	it('is the Date less the round trip and its one-second resolution', () => {
-		expect(serviceTimeFromDate('Sat, 21 Nov 2026 10:00:07 GMT', 120.4)).toBe(Date.parse('2026-11-21T10:00:07Z') - 121 - DATE_RESOLUTION_MS);
+		expect(serviceTimeFromDate('Sat, 21 Nov 2026 10:00:07 GMT', 120.4)).toBe(
+			Date.parse('2026-11-21T10:00:07Z') - 121 - DATE_RESOLUTION_MS,
+		);
 	});
 
-	it.each([undefined, '', 'soon', '2026-11-21T10:00:07Z', 'Saturday, 21-Nov-26 10:00:07 GMT', 'Sat Nov 21 10:00:07 2026', 42])(
-		'is unknown for %p (the poll then relies on what it listed)',
-		(date) => {
-			expect(serviceTimeFromDate(date, 10)).toBeUndefined();
-		},
-	);
+	it.each([
+		undefined,
+		'',
+		'soon',
+		'2026-11-21T10:00:07Z',
+		'Saturday, 21-Nov-26 10:00:07 GMT',
+		'Sat Nov 21 10:00:07 2026',
+		42,
+	])('is unknown for %p (the poll then relies on what it listed)', (date) => {
+		expect(serviceTimeFromDate(date, 10)).toBeUndefined();
+	});
 
 	it('moves the watermark when it is later than what was listed, never backwards', () => {
 		const listed = [{ modifiedAt: T, lateness: 0 }];
@@ -103,19 +114,26 @@ describe('the seen set', () => {
 	});
 
 	it('carries earlier entries forward until the watermark passes them', () => {
-		const first = afterListing(cursor, [{ modifiedAt: T + 6_000, lateness: 0 }], [
-			{ clientId: 'a', eventTime: T + 6_000 },
-		]);
-		const second = afterListing(first, [{ modifiedAt: T + 6_500, lateness: 0 }], [
-			{ clientId: 'b', eventTime: T + 6_500 },
-		]);
+		const first = afterListing(
+			cursor,
+			[{ modifiedAt: T + 6_000, lateness: 0 }],
+			[{ clientId: 'a', eventTime: T + 6_000 }],
+		);
+		const second = afterListing(
+			first,
+			[{ modifiedAt: T + 6_500, lateness: 0 }],
+			[{ clientId: 'b', eventTime: T + 6_500 }],
+		);
 		expect(isNewChange(second, 'a', T + 6_000)).toBe(false);
 		const third = afterListing(second, [{ modifiedAt: T + 20_000, lateness: 0 }], []);
 		expect(third.seen.size).toBe(0);
 	});
 
 	it('survives a round trip through static data (JSON), compactly', () => {
-		const handled = Array.from({ length: 300 }, (_, i) => ({ clientId: `tie-${i}`, eventTime: T + 8_000 }));
+		const handled = Array.from({ length: 300 }, (_, i) => ({
+			clientId: `tie-${i}`,
+			eventTime: T + 8_000,
+		}));
 		handled.push({ clientId: 'alone', eventTime: T + 7_000 });
 		const next = afterListing(cursor, [{ modifiedAt: T + 8_000, lateness: 0 }], handled);
 		const json = JSON.stringify(encodeSeen(next));
@@ -141,14 +159,21 @@ describe('the seen set', () => {
 });
 
 describe('a listing that spans polls (a sweep)', () => {
-	const cursor: StreamCursor = { since: T, seen: new Map([[T + 500, new Set([clientKey('old')])]]) };
+	const cursor: StreamCursor = {
+		since: T,
+		seen: new Map([[T + 500, new Set([clientKey('old')])]]),
+	};
 	const change = (clientId: string, eventTime: number): HandledChange => ({ clientId, eventTime });
 
 	it('keeps what it handled at or after its floor, and on the page it stopped in, until it completes', () => {
 		const firstEvaluation = T + 60_000;
 		const floor = watermarkAfter(cursor.since, firstEvaluation);
 		expect(floor).toBe(T + 60_000 - COMMIT_LAG_MS);
-		const handled = [change('backlog', T + 1_000), change('recent', floor), change('on-page', T + 2_000)];
+		const handled = [
+			change('backlog', T + 1_000),
+			change('recent', floor),
+			change('on-page', T + 2_000),
+		];
 		const kept = sweepSeenAfterStop([handled], floor, new Set([clientKey('on-page')]));
 		expect([...kept.entries()].map(([time, keys]) => [time - T, [...keys]])).toEqual([
 			[floor - T, [clientKey('recent')]],
@@ -163,7 +188,10 @@ describe('a listing that spans polls (a sweep)', () => {
 	it('completes at the watermark of its first evaluation, remembering what is at or after it', () => {
 		const sweepSeen: Seen = new Map();
 		rememberIn(sweepSeen, change('recent', T + 58_000));
-		const done = completeCursor(cursor, T + 60_000, [sweepSeen, [change('later', T + 61_000), change('backlog', T + 1_000)]]);
+		const done = completeCursor(cursor, T + 60_000, [
+			sweepSeen,
+			[change('later', T + 61_000), change('backlog', T + 1_000)],
+		]);
 		expect(done.since).toBe(T + 55_000);
 		expect([...done.seen.keys()].sort()).toEqual([T + 58_000, T + 61_000]);
 	});
@@ -186,7 +214,10 @@ describe('the rules against a model of paging while clients change', () => {
 		let now = T; // service time
 		const hostOffset = (next() - 0.5) * 600_000; // host clock +-5 min: durations only
 		const hostNow = () => now + hostOffset;
-		const clients = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, modifiedAt: T - 100_000 }));
+		const clients = Array.from({ length: 40 }, (_, i) => ({
+			id: `c${i}`,
+			modifiedAt: T - 100_000,
+		}));
 		const changes: Array<{ id: string; at: number; poll: number }> = [];
 		const emitted: Array<{ id: string; at: number; poll: number }> = [];
 		const change = (poll: number) => {
@@ -226,16 +257,19 @@ describe('the rules against a model of paging while clients change', () => {
 		return { changes, emitted };
 	}
 
-	it.each(Array.from({ length: 25 }, (_, i) => i + 1))('seed %i: none lost, none repeated', (seed) => {
-		const { changes, emitted } = run(seed);
-		const pairs = emitted.map(({ id, at }) => `${id}@${at}`);
-		expect(new Set(pairs).size).toBe(pairs.length);
-		for (const { id, at, poll } of changes) {
-			if (poll >= 28) continue; // the model stops before the next two polls
-			const covering = emitted.find((e) => e.id === id && e.at >= at && e.poll <= poll + 1);
-			expect(covering).toBeDefined();
-		}
-	});
+	it.each(Array.from({ length: 25 }, (_, i) => i + 1))(
+		'seed %i: none lost, none repeated',
+		(seed) => {
+			const { changes, emitted } = run(seed);
+			const pairs = emitted.map(({ id, at }) => `${id}@${at}`);
+			expect(new Set(pairs).size).toBe(pairs.length);
+			for (const { id, at, poll } of changes) {
+				if (poll >= 28) continue; // the model stops before the next two polls
+				const covering = emitted.find((e) => e.id === id && e.at >= at && e.poll <= poll + 1);
+				expect(covering).toBeDefined();
+			}
+		},
+	);
 });
 
 /*
@@ -259,7 +293,10 @@ describe('the rules against a model of listings that span polls', () => {
 		let now = T;
 		const hostOffset = (next() - 0.5) * 600_000;
 		const hostNow = () => now + hostOffset;
-		const clients = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, modifiedAt: T - 100_000 }));
+		const clients = Array.from({ length: 40 }, (_, i) => ({
+			id: `c${i}`,
+			modifiedAt: T - 100_000,
+		}));
 		const changes: Array<{ id: string; at: number }> = [];
 		const emitted: Array<{ id: string; at: number }> = [];
 		let sweepSeenBeyondBound = 0;
@@ -270,7 +307,9 @@ describe('the rules against a model of listings that span polls', () => {
 		};
 
 		let cursor: StreamCursor = { since: T - 50_000, seen: new Map() };
-		let sweep: { next: number; firstEvaluation: number; last?: string; replayUntil?: string; seen: Seen } | undefined;
+		let sweep:
+			| { next: number; firstEvaluation: number; last?: string; replayUntil?: string; seen: Seen }
+			| undefined;
 		for (let poll = 0; poll < 45; poll++) {
 			const quiet = poll >= 30;
 			if (!quiet) {
@@ -280,7 +319,13 @@ describe('the rules against a model of listings that span polls', () => {
 				}
 			}
 			const measuring = sweep === undefined;
-			const current: { next: number; firstEvaluation: number; last?: string; replayUntil?: string; seen: Seen } = sweep ?? {
+			const current: {
+				next: number;
+				firstEvaluation: number;
+				last?: string;
+				replayUntil?: string;
+				seen: Seen;
+			} = sweep ?? {
 				next: 0,
 				firstEvaluation: -Infinity,
 				seen: new Map(),
@@ -298,12 +343,21 @@ describe('the rules against a model of listings that span polls', () => {
 			for (let page = 0; ; page++) {
 				now += 50 + Math.floor(next() * 400); // the request, evaluated now
 				const position = current.next;
-				const items = clients.slice(position, position + 5).filter((client) => client.modifiedAt >= cursor.since);
+				const items = clients
+					.slice(position, position + 5)
+					.filter((client) => client.modifiedAt >= cursor.since);
 				const rtt = Math.floor(next() * 300);
 				if (measuring) {
 					const lateness = page === 0 ? 0 : hostNow() - started;
-					const pageOne = page === 0 ? (serviceTimeFromDate(httpDate(now + Math.floor(next() * rtt)), rtt) ?? -Infinity) : -Infinity;
-					for (const item of items) current.firstEvaluation = Math.max(current.firstEvaluation, item.modifiedAt - Math.ceil(lateness));
+					const pageOne =
+						page === 0
+							? (serviceTimeFromDate(httpDate(now + Math.floor(next() * rtt)), rtt) ?? -Infinity)
+							: -Infinity;
+					for (const item of items)
+						current.firstEvaluation = Math.max(
+							current.firstEvaluation,
+							item.modifiedAt - Math.ceil(lateness),
+						);
 					current.firstEvaluation = Math.max(current.firstEvaluation, pageOne);
 				}
 				for (const item of items) {
@@ -315,7 +369,8 @@ describe('the rules against a model of listings that span polls', () => {
 					handled.push({ clientId: item.id, eventTime: item.modifiedAt });
 					rememberIn(pollSeen, handled[handled.length - 1]);
 				}
-				if (items.length > 0 && current.replayUntil === undefined) current.last = items[items.length - 1].id;
+				if (items.length > 0 && current.replayUntil === undefined)
+					current.last = items[items.length - 1].id;
 				current.next = position + 5;
 				if (!quiet && next() < 0.5) change(); // while paging, maybe at a passed position
 				if (current.next >= clients.length) {
@@ -328,21 +383,31 @@ describe('the rules against a model of listings that span polls', () => {
 				cursor = completeCursor(cursor, current.firstEvaluation, [current.seen, handled]);
 				sweep = undefined;
 			} else {
-				sweep = { ...current, seen: sweepSeenAfterStop([current.seen, handled], floor(), new Set()) };
+				sweep = {
+					...current,
+					seen: sweepSeenAfterStop([current.seen, handled], floor(), new Set()),
+				};
 				// It keeps no more than the changes made since its floor, whatever the backlog.
 				const kept = [...sweep.seen.values()].reduce((sum, keys) => sum + keys.size, 0);
-				sweepSeenBeyondBound += Math.max(0, kept - changes.filter(({ at }) => at >= floor()).length);
+				sweepSeenBeyondBound += Math.max(
+					0,
+					kept - changes.filter(({ at }) => at >= floor()).length,
+				);
 			}
 			now += 60_000;
 		}
 		return { changes, emitted, sweepSeenBeyondBound };
 	}
 
-	it.each(Array.from({ length: 25 }, (_, i) => i + 1))('seed %i: none lost, none repeated', (seed) => {
-		const { changes, emitted, sweepSeenBeyondBound } = run(seed);
-		const pairs = emitted.map(({ id, at }) => `${id}@${at}`);
-		expect(new Set(pairs).size).toBe(pairs.length);
-		for (const { id, at } of changes) expect(emitted.some((e) => e.id === id && e.at >= at)).toBe(true);
-		expect(sweepSeenBeyondBound).toBe(0);
-	});
+	it.each(Array.from({ length: 25 }, (_, i) => i + 1))(
+		'seed %i: none lost, none repeated',
+		(seed) => {
+			const { changes, emitted, sweepSeenBeyondBound } = run(seed);
+			const pairs = emitted.map(({ id, at }) => `${id}@${at}`);
+			expect(new Set(pairs).size).toBe(pairs.length);
+			for (const { id, at } of changes)
+				expect(emitted.some((e) => e.id === id && e.at >= at)).toBe(true);
+			expect(sweepSeenBeyondBound).toBe(0);
+		},
+	);
 });

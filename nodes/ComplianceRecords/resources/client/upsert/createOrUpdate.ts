@@ -28,7 +28,8 @@ import type { ClientsByReference } from './referenceIndex';
 export const REFERENCE_NUMBER = 'Reference Number';
 
 /** The service's time when it answered (its `Date`), or -Infinity. */
-const answeredAtOf = (answer: ServiceAnswer) => serviceTimeFromDate(headerOf(answer.headers, 'date'), 0) ?? -Infinity;
+const answeredAtOf = (answer: ServiceAnswer) =>
+	serviceTimeFromDate(headerOf(answer.headers, 'date'), 0) ?? -Infinity;
 
 /** What `work` resolves to; what it throws, explained for this item (transport/errors.ts). */
 async function orExplained<T>(context: IExecutePaginationFunctions, work: Promise<T>): Promise<T> {
@@ -57,7 +58,10 @@ async function clientOrRefusal(
 	}
 }
 
-function changedHands(context: IExecutePaginationFunctions, referenceNumber: string): NodeOperationError {
+function changedHands(
+	context: IExecutePaginationFunctions,
+	referenceNumber: string,
+): NodeOperationError {
 	return itemError(
 		context.getNode(),
 		context.getItemIndex(),
@@ -75,7 +79,11 @@ async function holds(
 	referenceNumber: string,
 ): Promise<boolean> {
 	const url = `/clients/${encodeURIComponent(holder)}`;
-	const read = await clientOrRefusal(context, routedRequest(requestData, { method: 'GET', url, body: undefined }), [404]);
+	const read = await clientOrRefusal(
+		context,
+		routedRequest(requestData, { method: 'GET', url, body: undefined }),
+		[404],
+	);
 	if ('refused' in read) {
 		index.forget(holder);
 		return false;
@@ -97,7 +105,11 @@ async function createdOrUpdated(
 	delete changes.entity;
 	const update = async (holder: string, refusals?: number[]) => {
 		const url = `/clients/${encodeURIComponent(holder)}`;
-		return await clientOrRefusal(context, routedRequest(requestData, { method: 'PATCH', url, body: changes }), refusals);
+		return await clientOrRefusal(
+			context,
+			routedRequest(requestData, { method: 'PATCH', url, body: changes }),
+			refusals,
+		);
 	};
 	const answered = (client: IDataObject, created: boolean) => {
 		index.learnAnswer(client, referenceNumber, { created });
@@ -108,7 +120,10 @@ async function createdOrUpdated(
 	if (shared.keptBetweenExecutions && index.holderOf(referenceNumber) !== undefined) {
 		const complete = await orExplained(context, shared.checked(context, requestData));
 		const holder = index.holderOf(referenceNumber);
-		if (holder !== undefined && (complete || (await holds(context, requestData, index, holder, referenceNumber)))) {
+		if (
+			holder !== undefined &&
+			(complete || (await holds(context, requestData, index, holder, referenceNumber)))
+		) {
 			const updated = await update(holder, [404, 409]);
 			if ('client' in updated) return answered(updated.client, false);
 			if (updated.refused.status === 404) index.forget(holder);
@@ -120,7 +135,9 @@ async function createdOrUpdated(
 
 	// Shared by the items of the execution: each explains a failure of the listing as its own.
 	const wholeFirm = sharedInExecution(context, 'clientsOfTheFirm', async () => {
-		await listInto(context, requestData, index, -Infinity, { answeredAt: answeredAtOf(created.refused) });
+		await listInto(context, requestData, index, -Infinity, {
+			answeredAt: answeredAtOf(created.refused),
+		});
 	});
 	await orExplained(context, wholeFirm);
 	const updateHolder = async () => {
@@ -131,7 +148,10 @@ async function createdOrUpdated(
 	if (updated && 'client' in updated) return answered(updated.client, false);
 
 	const answeredAt = answeredAtOf((updated ?? created).refused);
-	await orExplained(context, listInto(context, requestData, index, index.listedUntil, { answeredAt }));
+	await orExplained(
+		context,
+		listInto(context, requestData, index, index.listedUntil, { answeredAt }),
+	);
 	const retried = await updateHolder();
 	if (retried && 'client' in retried) return answered(retried.client, false);
 	throw changedHands(context, referenceNumber);
@@ -147,7 +167,12 @@ export async function createOrUpdate(
 		itemIndex: this.getItemIndex(),
 	});
 	const referenceNumber = body.referenceNumber;
-	const shared = await orExplained(this, sharedInExecution(this, 'referenceIndex', async () => await executionIndex(this)));
-	const client = await shared.during(async () => await createdOrUpdated(this, requestData, referenceNumber, shared));
+	const shared = await orExplained(
+		this,
+		sharedInExecution(this, 'referenceIndex', async () => await executionIndex(this)),
+	);
+	const client = await shared.during(
+		async () => await createdOrUpdated(this, requestData, referenceNumber, shared),
+	);
 	return [{ json: recordOutput(this, 'client')(client) }];
 }

@@ -18,7 +18,10 @@ export async function listInto(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	index: ClientsByReference,
 	since: number,
-	{ answeredAt = -Infinity, goOn }: { answeredAt?: number; goOn?: (pagesLeft: number) => boolean } = {},
+	{
+		answeredAt = -Infinity,
+		goOn,
+	}: { answeredAt?: number; goOn?: (pagesLeft: number) => boolean } = {},
 ): Promise<boolean> {
 	const filter = since === -Infinity ? {} : { sinceModifiedAt: new Date(since).toISOString() };
 	const list = routedRequest(requestData, { method: 'GET', url: '/clients', body: undefined });
@@ -32,7 +35,8 @@ export async function listInto(
 			if (Number.isFinite(modifiedAt)) sightings.push({ modifiedAt, lateness });
 		}
 		// A full last page is followed by an empty one (spec §4.5).
-		const pagesLeft = total === undefined ? Infinity : Math.floor(total / MAX_PAGE_SIZE) + 1 - ++pagesRead;
+		const pagesLeft =
+			total === undefined ? Infinity : Math.floor(total / MAX_PAGE_SIZE) + 1 - ++pagesRead;
 		if (next !== undefined && goOn && !goOn(pagesLeft)) return false;
 	}
 	const firstEvaluation = Math.max(firstEvaluationBound(sightings), answeredAt);
@@ -85,9 +89,15 @@ export class ExecutionIndex {
 	 * all listed; false when listing the rest would cost more requests than reading the client of
 	 * each item waiting (one GET each).
 	 */
-	checked(context: IExecutePaginationFunctions, requestData: DeclarativeRestApiSettings.ResultOptions): Promise<boolean> {
+	checked(
+		context: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<boolean> {
 		const { check } = this;
-		if (check && (check.settledAt === undefined || performance.now() - check.settledAt <= CHECK_VALID_MS)) {
+		if (
+			check &&
+			(check.settledAt === undefined || performance.now() - check.settledAt <= CHECK_VALID_MS)
+		) {
 			check.waiting++;
 			return check.done;
 		}
@@ -109,10 +119,15 @@ export class ExecutionIndex {
 	}
 }
 
-export async function executionIndex(context: IExecutePaginationFunctions): Promise<ExecutionIndex> {
+export async function executionIndex(
+	context: IExecutePaginationFunctions,
+): Promise<ExecutionIndex> {
 	// n8n keeps static data for a published workflow's production executions only; n8n 2.40's
 	// queue-mode workers get neither it nor the workflow as published (docs/create-or-update.md).
 	const kept = context.getMode() !== 'manual' && context.getWorkflow().active;
 	const saved = kept ? await SavedReferences.of(context) : undefined;
-	return new ExecutionIndex(saved?.index ?? new ClientsByReference((referenceNumber) => referenceNumber), saved);
+	return new ExecutionIndex(
+		saved?.index ?? new ClientsByReference((referenceNumber) => referenceNumber),
+		saved,
+	);
 }

@@ -1,5 +1,9 @@
 import { createHash, createHmac } from 'crypto';
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteSingleFunctions,
+} from 'n8n-workflow';
 
 import { COMMIT_LAG_MS } from '../../../helpers/serviceTime';
 import { authenticationOf, credentialTypeFor } from '../../../transport/request';
@@ -45,25 +49,37 @@ export class ClientsByReference {
 		const modifiedAt = Date.parse(String(client.lastModifiedAt));
 		const known = this.clients.get(id);
 		if (known && known.modifiedAt > modifiedAt) return modifiedAt;
-		if (known?.key !== undefined && this.holders.get(known.key) === id) this.holders.delete(known.key);
-		const key = typeof client.referenceNumber === 'string' ? this.keyOf(client.referenceNumber) : undefined;
+		if (known?.key !== undefined && this.holders.get(known.key) === id)
+			this.holders.delete(known.key);
+		const key =
+			typeof client.referenceNumber === 'string' ? this.keyOf(client.referenceNumber) : undefined;
 		this.clients.set(id, { key, modifiedAt });
 		if (key === undefined) return modifiedAt;
 		const rival = this.holders.get(key);
-		if (rival === undefined || rival === id || !((this.clients.get(rival)?.modifiedAt ?? -Infinity) > modifiedAt)) {
+		if (
+			rival === undefined ||
+			rival === id ||
+			!((this.clients.get(rival)?.modifiedAt ?? -Infinity) > modifiedAt)
+		) {
 			this.holders.set(key, id);
 		}
 		return modifiedAt;
 	}
 
 	/** The client an item created or updated with `referenceNumber`: kept first in the saved index. */
-	learnAnswer(client: IDataObject, referenceNumber: string, { created }: { created: boolean }): void {
+	learnAnswer(
+		client: IDataObject,
+		referenceNumber: string,
+		{ created }: { created: boolean },
+	): void {
 		const modifiedAt = this.learn(client);
 		this.asked.set(this.keyOf(referenceNumber), ++this.askedCount);
 		// A creation is a change after every listing: its time bounds what a later change can carry.
 		if (created && Number.isFinite(modifiedAt)) {
 			const from = modifiedAt - COMMIT_LAG_MS;
-			this.listedUntil = Number.isFinite(this.listedUntil) ? Math.min(this.listedUntil, from) : from;
+			this.listedUntil = Number.isFinite(this.listedUntil)
+				? Math.min(this.listedUntil, from)
+				: from;
 		}
 	}
 
@@ -76,7 +92,10 @@ export class ClientsByReference {
 
 	/** Entries as saved, in the order they are kept: references asked for (latest first), then the latest changed. */
 	ranked(): Array<[key: string, clientId: string]> {
-		const rank = ([key, id]: [string, string]) => [this.asked.get(key) ?? -Infinity, this.clients.get(id)?.modifiedAt ?? -Infinity];
+		const rank = ([key, id]: [string, string]) => [
+			this.asked.get(key) ?? -Infinity,
+			this.clients.get(id)?.modifiedAt ?? -Infinity,
+		];
 		return [...this.holders]
 			.map((entry) => ({ entry, rank: rank(entry) }))
 			.sort((a, b) => b.rank[0] - a.rank[0] || b.rank[1] - a.rank[1] || 0)
@@ -142,12 +161,18 @@ function identityInToken(token: unknown): string | undefined {
  * The secret the index is keyed with, never saved: the API key, or an OAuth2 token's identity
  * (no secret of an OAuth2 credential outlives its tokens); with the base URL and the credential.
  */
-function secretOf(context: IExecuteSingleFunctions, type: string, credentials: ICredentialDataDecryptedObject) {
+function secretOf(
+	context: IExecuteSingleFunctions,
+	type: string,
+	credentials: ICredentialDataDecryptedObject,
+) {
 	const token = (credentials.oauthTokenData as IDataObject | undefined)?.access_token;
 	const material = type === 'complianceRecordsApi' ? credentials.apiKey : identityInToken(token);
 	if (typeof material !== 'string' || material === '') return undefined;
 	const credential = context.getNode().credentials?.[type]?.id ?? '';
-	return createHmac('sha256', material).update(`compliance-records reference index\n${String(credentials.baseUrl)}\n${credential}`).digest();
+	return createHmac('sha256', material)
+		.update(`compliance-records reference index\n${String(credentials.baseUrl)}\n${credential}`)
+		.digest();
 }
 
 /** The index the node keeps between production executions; none when the credential offers no key. */
@@ -163,7 +188,9 @@ export class SavedReferences {
 	) {
 		// The secret first, then the number, truncated (no length extension): a keyed hash ten times cheaper than an HMAC each.
 		const keyed = createHash('sha256').update(secret).update('reference\n');
-		this.index = new ClientsByReference((referenceNumber) => keyed.copy().update(referenceNumber).digest('base64url').slice(0, KEY_LENGTH));
+		this.index = new ClientsByReference((referenceNumber) =>
+			keyed.copy().update(referenceNumber).digest('base64url').slice(0, KEY_LENGTH),
+		);
 		this.restore(staticData[STATIC_DATA_KEY]);
 	}
 
@@ -174,18 +201,28 @@ export class SavedReferences {
 	}
 
 	private macOf({ format, listedUntil, clients }: Omit<SavedIndex, 'mac'>): string {
-		return createHmac('sha256', this.secret).update(`index\n${JSON.stringify([format, listedUntil, clients])}`).digest('base64url');
+		return createHmac('sha256', this.secret)
+			.update(`index\n${JSON.stringify([format, listedUntil, clients])}`)
+			.digest('base64url');
 	}
 
 	/** Whatever is not an index this credential wrote, whole and unchanged, is ignored. */
 	private restore(saved: unknown): void {
 		const { format, listedUntil, clients, mac } = (saved ?? {}) as Partial<SavedIndex>;
-		if (format !== FORMAT || typeof listedUntil !== 'number' || !Number.isFinite(listedUntil)) return;
-		if (!Array.isArray(clients) || !clients.every((entry) => typeof entry === 'string' && entry.length > KEY_LENGTH)) return;
+		if (format !== FORMAT || typeof listedUntil !== 'number' || !Number.isFinite(listedUntil))
+			return;
+		if (
+			!Array.isArray(clients) ||
+			!clients.every((entry) => typeof entry === 'string' && entry.length > KEY_LENGTH)
+		)
+			return;
 		if (mac !== this.macOf({ format, listedUntil, clients })) return;
 		this.saved = { clients: new Set(clients), listedUntil };
 		this.index.restore(
-			clients.map((entry) => [entry.slice(0, KEY_LENGTH), decodeURIComponent(entry.slice(KEY_LENGTH))]),
+			clients.map((entry) => [
+				entry.slice(0, KEY_LENGTH),
+				decodeURIComponent(entry.slice(KEY_LENGTH)),
+			]),
 			listedUntil,
 		);
 	}
@@ -206,9 +243,15 @@ export class SavedReferences {
 			return;
 		}
 		const { saved } = this;
-		const sameEntries = saved?.clients.size === clients.length && clients.every((entry) => saved.clients.has(entry));
+		const sameEntries =
+			saved?.clients.size === clients.length && clients.every((entry) => saved.clients.has(entry));
 		if (sameEntries && listedUntil - saved.listedUntil < RESAVE_AFTER_MS) return;
-		this.staticData[STATIC_DATA_KEY] = { format: FORMAT, listedUntil, clients, mac: this.macOf({ format: FORMAT, listedUntil, clients }) };
+		this.staticData[STATIC_DATA_KEY] = {
+			format: FORMAT,
+			listedUntil,
+			clients,
+			mac: this.macOf({ format: FORMAT, listedUntil, clients }),
+		};
 		this.saved = { clients: new Set(clients), listedUntil };
 	}
 }

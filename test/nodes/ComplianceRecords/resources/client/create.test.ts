@@ -21,25 +21,48 @@ const create = (parameters: IDataObject, input?: IDataObject[]) =>
 
 /** The one request of a Create: POST /clients with this body, and the node's headers. */
 const expectPosted = (body: IDataObject) =>
-	expectReceived(sandbox().requests()[0], { method: 'POST', path: '/clients', bearer: sandbox().apiKey, body });
+	expectReceived(sandbox().requests()[0], {
+		method: 'POST',
+		path: '/clients',
+		bearer: sandbox().apiKey,
+		body,
+	});
 
 /** n8n output one item: the created client exactly as the service now holds it. */
 async function expectOutputIsStored(output: IDataObject[]) {
 	expect(output).toHaveLength(1);
-	const stored = await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${String(output[0].id)}`);
+	const stored = await serviceGet<{ data: IDataObject }>(
+		sandbox(),
+		`/clients/${String(output[0].id)}`,
+	);
 	expect(output[0]).toEqual(stored.data);
 }
 
-const address = { line1: '4 Mill Lane', line2: 'Flat 2', city: 'Bath', postcode: 'BA1 1AA', county: 'Somerset', country: 'United Kingdom' };
+const address = {
+	line1: '4 Mill Lane',
+	line2: 'Flat 2',
+	city: 'Bath',
+	postcode: 'BA1 1AA',
+	county: 'Somerset',
+	country: 'United Kingdom',
+};
 
 describe('Client > Create', () => {
 	it('creates an individual client from the required fields only', async () => {
-		const run = await create({ status: 'PROSPECT', entityType: 'individual', firstName: 'Ada', lastName: 'Lovelace' });
+		const run = await create({
+			status: 'PROSPECT',
+			entityType: 'individual',
+			firstName: 'Ada',
+			lastName: 'Lovelace',
+		});
 
 		expect(run.error).toBeUndefined();
 		const requests = sandbox().requests();
 		expect(requests).toHaveLength(1);
-		expectPosted({ status: 'PROSPECT', entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
+		expectPosted({
+			status: 'PROSPECT',
+			entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' },
+		});
 		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			object: 'client',
@@ -64,7 +87,12 @@ describe('Client > Create', () => {
 			entityType: 'individual',
 			firstName: 'Grace',
 			lastName: 'Hopper',
-			individualFields: { middleName: 'Brewster', email: 'grace@example.com', residentialAddress: address, birth: '1906-12-09' },
+			individualFields: {
+				middleName: 'Brewster',
+				email: 'grace@example.com',
+				residentialAddress: address,
+				birth: '1906-12-09',
+			},
 			additionalFields: {
 				partnerId,
 				managerId,
@@ -93,7 +121,7 @@ describe('Client > Create', () => {
 			serviceIds,
 			referenceNumber: 'REF-HOPPER-1',
 			nextReviewDate: '2027-01-31',
-			});
+		});
 		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			state: 'EXISTING',
@@ -103,7 +131,12 @@ describe('Client > Create', () => {
 			manager: { id: managerId },
 			businessUnit: { id: businessUnitId },
 			services: serviceIds,
-			entity: { middleName: 'Brewster', email: 'grace@example.com', residentialAddress: address, birth: { day: 9, month: 12, year: 1906 } },
+			entity: {
+				middleName: 'Brewster',
+				email: 'grace@example.com',
+				residentialAddress: address,
+				birth: { day: 9, month: 12, year: 1906 },
+			},
 		});
 	});
 
@@ -113,7 +146,13 @@ describe('Client > Create', () => {
 			entityType: 'sole_trader',
 			firstName: 'Tom',
 			lastName: 'Baker',
-			soleTraderFields: { tradingName: 'Baker Joinery', middleName: 'Stewart', email: 'tom@baker.example', residentialAddress: { line1: '1 High St', city: 'Leeds' }, birth: '1970-01-31' },
+			soleTraderFields: {
+				tradingName: 'Baker Joinery',
+				middleName: 'Stewart',
+				email: 'tom@baker.example',
+				residentialAddress: { line1: '1 High St', city: 'Leeds' },
+				birth: '1970-01-31',
+			},
 		});
 
 		expect(run.error).toBeUndefined();
@@ -135,7 +174,11 @@ describe('Client > Create', () => {
 		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			category: 'SOLE_TRADER',
-			entity: { object: 'sole_trader', tradingName: 'Baker Joinery', individual: { firstName: 'Tom', lastName: 'Baker' } },
+			entity: {
+				object: 'sole_trader',
+				tradingName: 'Baker Joinery',
+				individual: { firstName: 'Tom', lastName: 'Baker' },
+			},
 		});
 	});
 
@@ -150,13 +193,21 @@ describe('Client > Create', () => {
 		expect(run.error).toBeUndefined();
 		expectPosted({
 			status: 'EXISTING',
-			entity: { object: 'import_uk_company', companyNumber: '12345678', tradingAddress: { line1: '9 Trade Row', city: 'London' } },
+			entity: {
+				object: 'import_uk_company',
+				companyNumber: '12345678',
+				tradingAddress: { line1: '9 Trade Row', city: 'London' },
+			},
 		});
 		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			name: 'Demo Widgets Ltd',
 			category: 'ORGANISATION',
-			entity: { object: 'organisation', companyNumber: '12345678', tradingAddress: { line1: '9 Trade Row', city: 'London' } },
+			entity: {
+				object: 'organisation',
+				companyNumber: '12345678',
+				tradingAddress: { line1: '9 Trade Row', city: 'London' },
+			},
 		});
 	});
 
@@ -190,7 +241,11 @@ describe('Client > Create', () => {
 		await expectOutputIsStored(run.json);
 		expect(run.json[0]).toMatchObject({
 			name: 'Friends of the Canal',
-			entity: { organisationType: 'NON_PROFIT', organisationSubType: 'Charity', identifyingNumber: 'CH-1138' },
+			entity: {
+				organisationType: 'NON_PROFIT',
+				organisationSubType: 'Charity',
+				identifyingNumber: 'CH-1138',
+			},
 		});
 	});
 
@@ -201,17 +256,29 @@ describe('Client > Create', () => {
 			firstName: 'Ada',
 			lastName: 'Lovelace',
 			individualFields: { email: '={{ "" }}', middleName: ' ' },
-			additionalFields: { nextReviewDate: '={{ "" }}', partnerId: '={{ "" }}', referenceNumber: '' },
+			additionalFields: {
+				nextReviewDate: '={{ "" }}',
+				partnerId: '={{ "" }}',
+				referenceNumber: '',
+			},
 		});
 
 		expect(run.error).toBeUndefined();
 		expect(sandbox().requests()).toHaveLength(1); // no firm record read for a blank partner
-		expectPosted({ status: 'PROSPECT', entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
+		expectPosted({
+			status: 'PROSPECT',
+			entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace' },
+		});
 	});
 
 	it('creates one client per input item, fields mapped with expressions', async () => {
 		const run = await create(
-			{ status: 'PROSPECT', entityType: 'individual', firstName: '={{ $json.first }}', lastName: '={{ $json.last }}' },
+			{
+				status: 'PROSPECT',
+				entityType: 'individual',
+				firstName: '={{ $json.first }}',
+				lastName: '={{ $json.last }}',
+			},
 			[
 				{ first: 'Alan', last: 'Turing' },
 				{ first: 'Joan', last: 'Clarke' },
@@ -220,7 +287,11 @@ describe('Client > Create', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(run.json.map((client) => client.name)).toEqual(['Alan Turing', 'Joan Clarke']);
-		expect(sandbox().requests().map((request) => (request.body as IDataObject).entity)).toEqual([
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => (request.body as IDataObject).entity),
+		).toEqual([
 			{ object: 'individual', firstName: 'Alan', lastName: 'Turing' },
 			{ object: 'individual', firstName: 'Joan', lastName: 'Clarke' },
 		]);
@@ -229,17 +300,32 @@ describe('Client > Create', () => {
 	it.each([
 		[
 			'a partial date of birth of a sole trader',
-			{ entityType: 'sole_trader', firstName: 'A', lastName: 'B', soleTraderFields: { birth: '1970-01' } },
+			{
+				entityType: 'sole_trader',
+				firstName: 'A',
+				lastName: 'B',
+				soleTraderFields: { birth: '1970-01' },
+			},
 			"'Date of Birth' is incomplete",
 		],
 		[
 			'a malformed email of an individual',
-			{ entityType: 'individual', firstName: 'A', lastName: 'B', individualFields: { email: 'a@b' } },
+			{
+				entityType: 'individual',
+				firstName: 'A',
+				lastName: 'B',
+				individualFields: { email: 'a@b' },
+			},
 			"'Email' is not a valid email address",
 		],
 		[
 			'a next review date that does not exist',
-			{ entityType: 'individual', firstName: 'A', lastName: 'B', additionalFields: { nextReviewDate: '2027-13-01' } },
+			{
+				entityType: 'individual',
+				firstName: 'A',
+				lastName: 'B',
+				additionalFields: { nextReviewDate: '2027-13-01' },
+			},
 			"'Next Review Date' is not a real date",
 		],
 	])('refuses %s before sending anything', async (_case, parameters, message) => {

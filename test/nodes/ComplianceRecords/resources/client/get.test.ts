@@ -7,7 +7,11 @@ import { clientIds, listAll, serviceGet } from '../../../../helpers/serviceApi';
 const { sandbox, credentials } = useSandbox({ clients: 3 });
 
 const get = (clientId: string, input?: IDataObject[]) =>
-	runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'get', clientId }, input });
+	runNode({
+		credentials: credentials(),
+		parameters: { resource: 'client', operation: 'get', clientId },
+		input,
+	});
 
 let ids: string[];
 beforeAll(async () => {
@@ -23,18 +27,31 @@ describe('Client > Get', () => {
 		expect(run.error).toBeUndefined();
 		const requests = sandbox().requests();
 		expect(requests).toHaveLength(1);
-		expectReceived(requests[0], { method: 'GET', path: `/clients/${id}`, bearer: sandbox().apiKey });
-		expect(run.json).toEqual([(await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data]);
+		expectReceived(requests[0], {
+			method: 'GET',
+			path: `/clients/${id}`,
+			bearer: sandbox().apiKey,
+		});
+		expect(run.json).toEqual([
+			(await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data,
+		]);
 		expect(run.json[0]).toHaveProperty('services');
 		expect(run.json[0]).not.toHaveProperty('meta');
 	});
 
 	it('gets one client per input item, the ID mapped with an expression', async () => {
-		const run = await get('={{ $json.clientId }}', ids.map((clientId) => ({ clientId })));
+		const run = await get(
+			'={{ $json.clientId }}',
+			ids.map((clientId) => ({ clientId })),
+		);
 
 		expect(run.error).toBeUndefined();
 		expect(run.json.map((client) => client.id)).toEqual(ids);
-		expect(sandbox().requests().map((request) => request.path)).toEqual(ids.map((id) => `/clients/${id}`));
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.path),
+		).toEqual(ids.map((id) => `/clients/${id}`));
 	});
 
 	it('trims the ID and URL-encodes it, so an ID holding "/" or ".." stays in /clients', async () => {
@@ -51,15 +68,17 @@ describe('Client > Get', () => {
 	it('is stopped by n8n itself when the required Client ID is left empty', async () => {
 		const run = await get('');
 
-		expect(run.error?.message).toBe("The 'Compliance Records' node has issues:\n- Parameter \"Client ID\" is required.");
+		expect(run.error?.message).toBe(
+			'The \'Compliance Records\' node has issues:\n- Parameter "Client ID" is required.',
+		);
 		expect(sandbox().requests()).toEqual([]);
 	});
 
 	it.each([
 		['an empty ID', '', "'Client ID' is empty"],
 		['an ID of spaces', '   ', "'Client ID' is empty"],
-		['the ID ".."', '..', "'Client ID' \"..\" is not a valid ID"],
-		['the ID "."', '.', "'Client ID' \".\" is not a valid ID"],
+		['the ID ".."', '..', '\'Client ID\' ".." is not a valid ID'],
+		['the ID "."', '.', '\'Client ID\' "." is not a valid ID'],
 	])('refuses %s from an expression before sending anything', async (_case, clientId, message) => {
 		const run = await get('={{ $json.clientId }}', [{ clientId }]);
 
@@ -70,10 +89,19 @@ describe('Client > Get', () => {
 });
 
 /** The Client picker of node version 2, as the editor saves it. */
-const picked = (mode: 'list' | 'url' | 'id', value: string): INodeParameterResourceLocator => ({ __rl: true, mode, value });
+const picked = (mode: 'list' | 'url' | 'id', value: string): INodeParameterResourceLocator => ({
+	__rl: true,
+	mode,
+	value,
+});
 
 const getPicked = (clientId: INodeParameterResourceLocator, input?: IDataObject[]) =>
-	runNode({ credentials: credentials(), typeVersion: 2, parameters: { resource: 'client', operation: 'get', clientId }, input });
+	runNode({
+		credentials: credentials(),
+		typeVersion: 2,
+		parameters: { resource: 'client', operation: 'get', clientId },
+		input,
+	});
 
 describe('Client > Get, version 2: the client picked From List, By URL or By ID', () => {
 	let clients: IDataObject[];
@@ -83,27 +111,51 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 	const links = (index: number) => clients[index].links as { self: string; web: string };
 
 	it.each([
-		['From List', () => ({ ...picked('list', ids[0]), cachedResultName: 'A client (HF-000001)' }), 0],
+		[
+			'From List',
+			() => ({ ...picked('list', ids[0]), cachedResultName: 'A client (HF-000001)' }),
+			0,
+		],
 		["By URL, the client's web page", () => picked('url', links(1).web), 1],
 		['By URL, its API URL', () => picked('url', links(2).self), 2],
-		['By URL, with a trailing slash, a query and spaces', () => picked('url', ` ${links(0).web}/?tab=aml#history `), 0],
+		[
+			'By URL, with a trailing slash, a query and spaces',
+			() => picked('url', ` ${links(0).web}/?tab=aml#history `),
+			0,
+		],
 		['By ID', () => picked('id', ids[1]), 1],
 	])('gets the client %s', async (_mode, clientId, index) => {
 		const run = await getPicked(clientId());
 
 		expect(run.error).toBeUndefined();
-		expect(sandbox().requests().map((request) => `${request.method} ${request.url}`)).toEqual([`GET /clients/${ids[index]}`]);
-		expect(run.json).toEqual([expect.objectContaining({ id: ids[index], name: clients[index].name })]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => `${request.method} ${request.url}`),
+		).toEqual([`GET /clients/${ids[index]}`]);
+		expect(run.json).toEqual([
+			expect.objectContaining({ id: ids[index], name: clients[index].name }),
+		]);
 	});
 
 	// By ID as the MCP example sets it; From list as the editor leaves it when the model is let define the field.
-	it.each(['id', 'list'] as const)("gets the client an AI agent's tool call names ($fromAI, mode %s)", async (mode) => {
-		const run = await getPicked(picked(mode, "={{ $fromAI('clientId', 'The client id', 'string') }}"), [{ clientId: ids[2] }]);
+	it.each(['id', 'list'] as const)(
+		"gets the client an AI agent's tool call names ($fromAI, mode %s)",
+		async (mode) => {
+			const run = await getPicked(
+				picked(mode, "={{ $fromAI('clientId', 'The client id', 'string') }}"),
+				[{ clientId: ids[2] }],
+			);
 
-		expect(run.error).toBeUndefined();
-		expect(sandbox().requests().map((request) => request.url)).toEqual([`/clients/${ids[2]}`]);
-		expect(run.json).toEqual([expect.objectContaining({ id: ids[2] })]);
-	});
+			expect(run.error).toBeUndefined();
+			expect(
+				sandbox()
+					.requests()
+					.map((request) => request.url),
+			).toEqual([`/clients/${ids[2]}`]);
+			expect(run.json).toEqual([expect.objectContaining({ id: ids[2] })]);
+		},
+	);
 
 	it('reads URLs mapped from earlier items, one client each', async () => {
 		const input = clients.map((client) => ({ link: (client.links as IDataObject).web }));
@@ -154,7 +206,9 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 	it('is stopped by n8n itself when no client is picked', async () => {
 		const run = await getPicked(picked('list', ''));
 
-		expect(run.error?.message).toBe("The 'Compliance Records' node has issues:\n- Parameter \"Client\" is required.");
+		expect(run.error?.message).toBe(
+			'The \'Compliance Records\' node has issues:\n- Parameter "Client" is required.',
+		);
 		expect(sandbox().requests()).toEqual([]);
 	});
 });
@@ -162,12 +216,18 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 describe('Client > Get, version 1: the plain Client ID field of 0.1.0', () => {
 	it('takes the ID as text and names the field Client ID', async () => {
 		const get = (clientId: string) =>
-			runNode({ credentials: credentials(), typeVersion: 1, parameters: { resource: 'client', operation: 'get', clientId } });
+			runNode({
+				credentials: credentials(),
+				typeVersion: 1,
+				parameters: { resource: 'client', operation: 'get', clientId },
+			});
 
 		const found = await get(ids[0]);
 		const missing = await get('');
 
 		expect(found.json).toEqual([expect.objectContaining({ id: ids[0] })]);
-		expect(missing.error?.message).toBe("The 'Compliance Records' node has issues:\n- Parameter \"Client ID\" is required.");
+		expect(missing.error?.message).toBe(
+			'The \'Compliance Records\' node has issues:\n- Parameter "Client ID" is required.',
+		);
 	});
 });

@@ -7,7 +7,11 @@ import { listAll, serviceGet, touchClient } from '../../../../helpers/serviceApi
 const { sandbox, credentials } = useSandbox({ clients: 30 });
 
 const getAll = (parameters: IDataObject, timezone?: string) =>
-	runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'getAll', ...parameters }, timezone });
+	runNode({
+		credentials: credentials(),
+		parameters: { resource: 'client', operation: 'getAll', ...parameters },
+		timezone,
+	});
 
 async function allClients(): Promise<IDataObject[]> {
 	const list = await serviceGet<{ data: IDataObject[] }>(sandbox(), '/clients?limit=200');
@@ -24,7 +28,12 @@ describe('Client > Get Many', () => {
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual(clients.slice(0, 50));
 		expect(sandbox().requests()).toHaveLength(1);
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/clients', query: { limit: '50' }, bearer: sandbox().apiKey });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: '/clients',
+			query: { limit: '50' },
+			bearer: sandbox().apiKey,
+		});
 	});
 
 	it('filters on Modified Since, sent as a UTC date-time', async () => {
@@ -48,47 +57,79 @@ describe('Client > Get Many', () => {
 	it("reads a date picked without a zone in the workflow's time zone", async () => {
 		await allClients();
 
-		const winter = await getAll({ filters: { sinceModifiedAt: '2026-01-15T09:30:00' } }, 'Europe/London');
-		const summer = await getAll({ filters: { sinceModifiedAt: '2026-07-15T09:30:00' } }, 'Europe/London');
-		const newYork = await getAll({ filters: { sinceModifiedAt: '2026-07-15T09:30:00' } }, 'America/New_York');
+		const winter = await getAll(
+			{ filters: { sinceModifiedAt: '2026-01-15T09:30:00' } },
+			'Europe/London',
+		);
+		const summer = await getAll(
+			{ filters: { sinceModifiedAt: '2026-07-15T09:30:00' } },
+			'Europe/London',
+		);
+		const newYork = await getAll(
+			{ filters: { sinceModifiedAt: '2026-07-15T09:30:00' } },
+			'America/New_York',
+		);
 
 		expect([winter.error, summer.error, newYork.error]).toEqual([undefined, undefined, undefined]);
-		expect(sandbox().requests().map((request) => request.query.sinceModifiedAt)).toEqual([
-			'2026-01-15T09:30:00.000Z',
-			'2026-07-15T08:30:00.000Z',
-			'2026-07-15T13:30:00.000Z',
-		]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.query.sinceModifiedAt),
+		).toEqual(['2026-01-15T09:30:00.000Z', '2026-07-15T08:30:00.000Z', '2026-07-15T13:30:00.000Z']);
 	});
 
 	it.each([
 		['ISO 8601 basic format', '20270331T093000Z', '2027-03-31T09:30:00.000Z'],
-		['basic format with an offset, to the minute', '20270331T0930+0100', '2027-03-31T08:30:00.000Z'],
-		['a basic date alone, midnight in the workflow time zone (Paris, summer time)', '20270331', '2027-03-30T22:00:00.000Z'],
-		['extended format with microseconds and an offset', '2027-03-31T09:30:00.123456-05:00', '2027-03-31T14:30:00.123Z'],
-		['an expression\'s DateTime', '={{ DateTime.fromISO("2027-03-31T09:30:00", { zone: "Europe/London" }) }}', '2027-03-31T08:30:00.000Z'],
-		['an expression\'s Date', '={{ new Date("2027-03-31T09:30:00Z") }}', '2027-03-31T09:30:00.000Z'],
+		[
+			'basic format with an offset, to the minute',
+			'20270331T0930+0100',
+			'2027-03-31T08:30:00.000Z',
+		],
+		[
+			'a basic date alone, midnight in the workflow time zone (Paris, summer time)',
+			'20270331',
+			'2027-03-30T22:00:00.000Z',
+		],
+		[
+			'extended format with microseconds and an offset',
+			'2027-03-31T09:30:00.123456-05:00',
+			'2027-03-31T14:30:00.123Z',
+		],
+		[
+			"an expression's DateTime",
+			'={{ DateTime.fromISO("2027-03-31T09:30:00", { zone: "Europe/London" }) }}',
+			'2027-03-31T08:30:00.000Z',
+		],
+		["an expression's Date", '={{ new Date("2027-03-31T09:30:00Z") }}', '2027-03-31T09:30:00.000Z'],
 	])('takes %s, as the date fields do', async (_form, sinceModifiedAt, sent) => {
 		await allClients();
 
 		const run = await getAll({ filters: { sinceModifiedAt } }, 'Europe/Paris');
 
 		expect(run.error).toBeUndefined();
-		expect(sandbox().requests().map((request) => request.query.sinceModifiedAt)).toEqual([sent]);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.query.sinceModifiedAt),
+		).toEqual([sent]);
 	});
 
 	it.each([
 		['words', 'last tuesday'],
 		['a date that is not in the calendar', '2027-02-30T00:00:00Z'],
 		['an hour out of range', '20270331T250000Z'],
-	])('refuses a Modified Since that is %s, before sending anything', async (_case, sinceModifiedAt) => {
-		const run = await getAll({ filters: { sinceModifiedAt } });
+	])(
+		'refuses a Modified Since that is %s, before sending anything',
+		async (_case, sinceModifiedAt) => {
+			const run = await getAll({ filters: { sinceModifiedAt } });
 
-		expect(run.error?.message).toBe("'Modified Since' is not a valid date and time [item 0]");
-		expect(run.error?.description).toBe(
-			`Got "${sinceModifiedAt}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`,
-		);
-		expect(sandbox().requests()).toEqual([]);
-	});
+			expect(run.error?.message).toBe("'Modified Since' is not a valid date and time [item 0]");
+			expect(run.error?.description).toBe(
+				`Got "${sinceModifiedAt}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`,
+			);
+			expect(sandbox().requests()).toEqual([]);
+		},
+	);
 });
 
 describe('Client > Get Many, filter Review Due Within (Days)', () => {
@@ -119,10 +160,17 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		const run = await getMany({ returnAll: true, filters: { reviewDueWithinDays: 30 } });
 
 		expect(run.error).toBeUndefined();
-		const due = clients.filter((client) => reviewDate(client) >= today && reviewDate(client) <= last);
+		const due = clients.filter(
+			(client) => reviewDate(client) >= today && reviewDate(client) <= last,
+		);
 		expect(due.length).toBeGreaterThan(3);
 		expect(run.json).toEqual(due);
-		expect(large.sandbox().requests().map((request) => request.query.limit)).toEqual(['200', '200', '200']);
+		expect(
+			large
+				.sandbox()
+				.requests()
+				.map((request) => request.query.limit),
+		).toEqual(['200', '200', '200']);
 	});
 
 	it('with Include Overdue also keeps the reviews already past', async () => {
@@ -131,10 +179,15 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		const clients = await everyClient();
 		const last = dateIn(7);
 
-		const run = await getMany({ returnAll: true, filters: { reviewDueWithinDays: 7, includeOverdue: true } });
+		const run = await getMany({
+			returnAll: true,
+			filters: { reviewDueWithinDays: 7, includeOverdue: true },
+		});
 
 		expect(run.error).toBeUndefined();
-		const due = clients.filter((client) => client.nextReviewDate !== undefined && reviewDate(client) <= last);
+		const due = clients.filter(
+			(client) => client.nextReviewDate !== undefined && reviewDate(client) <= last,
+		);
 		expect(due.some((client) => reviewDate(client) < dateIn(0))).toBe(true);
 		expect(run.json).toEqual(due);
 	});
@@ -147,41 +200,64 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		const run = await getMany({ returnAll: true, filters: { includeOverdue: true } });
 
 		expect(run.error).toBeUndefined();
-		const past = clients.filter((client) => client.nextReviewDate !== undefined && reviewDate(client) < dateIn(0));
+		const past = clients.filter(
+			(client) => client.nextReviewDate !== undefined && reviewDate(client) < dateIn(0),
+		);
 		expect(past.map((client) => client.id)).toContain(overdue.id);
 		expect(run.json).toEqual(past);
 	});
 
 	it('stops reading pages once Limit clients are due, and asks for full pages meanwhile', async () => {
 		const clients = await everyClient();
-		const due = clients.filter((client) => reviewDate(client) >= dateIn(0) && reviewDate(client) <= dateIn(60));
+		const due = clients.filter(
+			(client) => reviewDate(client) >= dateIn(0) && reviewDate(client) <= dateIn(60),
+		);
 		const firstPageDue = due.filter((client) => clients.indexOf(client) < 200).length;
 
 		const run = await getMany({ limit: firstPageDue, filters: { reviewDueWithinDays: 60 } });
 
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual(due.slice(0, firstPageDue));
-		expect(large.sandbox().requests().map((request) => request.query.limit)).toEqual(['200']);
+		expect(
+			large
+				.sandbox()
+				.requests()
+				.map((request) => request.query.limit),
+		).toEqual(['200']);
 	});
 
 	it('applies Modified Since in the service and the review filter in the node', async () => {
 		const clients = await everyClient();
 		const since = clients.map((client) => String(client.lastModifiedAt)).sort()[400];
 
-		const run = await getMany({ returnAll: true, filters: { sinceModifiedAt: since, reviewDueWithinDays: 365 } });
+		const run = await getMany({
+			returnAll: true,
+			filters: { sinceModifiedAt: since, reviewDueWithinDays: 365 },
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual(
 			clients.filter(
-				(client) => String(client.lastModifiedAt) >= since && reviewDate(client) >= dateIn(0) && reviewDate(client) <= dateIn(365),
+				(client) =>
+					String(client.lastModifiedAt) >= since &&
+					reviewDate(client) >= dateIn(0) &&
+					reviewDate(client) <= dateIn(365),
 			),
 		);
 		expect(large.sandbox().requests()).toHaveLength(1);
 	});
 
 	it.each([
-		['a negative number of days', { reviewDueWithinDays: -1 }, "'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)"],
-		['a fraction of a day', { reviewDueWithinDays: 1.5 }, "'Review Due Within (Days)' must be a whole number of days, 0 or more (got 1.5)"],
+		[
+			'a negative number of days',
+			{ reviewDueWithinDays: -1 },
+			"'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)",
+		],
+		[
+			'a fraction of a day',
+			{ reviewDueWithinDays: 1.5 },
+			"'Review Due Within (Days)' must be a whole number of days, 0 or more (got 1.5)",
+		],
 	])('refuses %s before any request', async (_case, filters, message) => {
 		const run = await getMany({ filters });
 

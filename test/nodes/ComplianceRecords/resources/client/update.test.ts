@@ -13,7 +13,10 @@ interface Firm {
 }
 
 const update = (clientId: string, updateFields: INodeParameters) =>
-	runNode({ credentials: credentials(), parameters: { resource: 'client', operation: 'update', clientId, updateFields } });
+	runNode({
+		credentials: credentials(),
+		parameters: { resource: 'client', operation: 'update', clientId, updateFields },
+	});
 
 async function setUp(): Promise<{ ids: string[]; firm: Firm }> {
 	const list = await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients');
@@ -22,7 +25,8 @@ async function setUp(): Promise<{ ids: string[]; firm: Firm }> {
 	return { ids: list.data.map((client) => client.id), firm };
 }
 
-const stored = async (id: string) => (await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
+const stored = async (id: string) =>
+	(await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
 
 describe('Client > Update', () => {
 	it('sends only the fields given and outputs the updated client', async () => {
@@ -58,7 +62,12 @@ describe('Client > Update', () => {
 		const run = await update(ids[1], fields);
 
 		expect(run.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], { method: 'PATCH', path: `/clients/${ids[1]}`, bearer: sandbox().apiKey, body: fields });
+		expectReceived(sandbox().requests()[0], {
+			method: 'PATCH',
+			path: `/clients/${ids[1]}`,
+			bearer: sandbox().apiKey,
+			body: fields,
+		});
 		expect(run.json[0]).toMatchObject({
 			state: 'PROSPECT',
 			partner: { id: fields.partnerId },
@@ -73,11 +82,16 @@ describe('Client > Update', () => {
 	it('takes service IDs from an expression as a comma-separated list, checked against the firm record', async () => {
 		const { ids, firm } = await setUp();
 
-		const run = await update(ids[2], { serviceIds: `={{ "${firm.services[0].id}, ${firm.services[1].id}" }}` });
+		const run = await update(ids[2], {
+			serviceIds: `={{ "${firm.services[0].id}, ${firm.services[1].id}" }}`,
+		});
 
 		expect(run.error).toBeUndefined();
 		const requests = sandbox().requests();
-		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /firm', `PATCH /clients/${ids[2]}`]);
+		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'GET /firm',
+			`PATCH /clients/${ids[2]}`,
+		]);
 		expect(requests[1].body).toEqual({ serviceIds: [firm.services[0].id, firm.services[1].id] });
 	});
 
@@ -87,7 +101,9 @@ describe('Client > Update', () => {
 		await update(ids[3], { partnerId, referenceNumber: 'R-300', nextReviewDate: '2027-01-01' });
 		sandbox().clearRequests();
 
-		const run = await update(ids[3], { clearFields: ['partnerId', 'referenceNumber', 'nextReviewDate'] });
+		const run = await update(ids[3], {
+			clearFields: ['partnerId', 'referenceNumber', 'nextReviewDate'],
+		});
 
 		expect(run.error).toBeUndefined();
 		expectReceived(sandbox().requests()[0], {
@@ -104,18 +120,34 @@ describe('Client > Update', () => {
 	it('leaves out update fields that are blank, and clears only with Fields to Clear', async () => {
 		const { ids } = await setUp();
 
-		const run = await update(ids[1], { nextReviewDate: '={{ "" }}', referenceNumber: ' ', clearFields: ['managerId'] });
+		const run = await update(ids[1], {
+			nextReviewDate: '={{ "" }}',
+			referenceNumber: ' ',
+			clearFields: ['managerId'],
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(sandbox().requests()[0].body).toEqual({ managerId: null });
 	});
 
 	it.each([
-		['a field both set and cleared', { referenceNumber: 'R-1', clearFields: ['referenceNumber'] }, "'Reference Number' is both set and cleared"],
+		[
+			'a field both set and cleared',
+			{ referenceNumber: 'R-1', clearFields: ['referenceNumber'] },
+			"'Reference Number' is both set and cleared",
+		],
 		['no field at all', {}, 'Nothing to update'],
 		['only blank fields', { nextReviewDate: '={{ "" }}' }, 'Nothing to update'],
-		['a next review date that is not a date', { nextReviewDate: '31/01/2027' }, "'Next Review Date' is not a date"],
-		['a next review date that does not exist', { nextReviewDate: '2027-02-30' }, "'Next Review Date' is not a real date"],
+		[
+			'a next review date that is not a date',
+			{ nextReviewDate: '31/01/2027' },
+			"'Next Review Date' is not a date",
+		],
+		[
+			'a next review date that does not exist',
+			{ nextReviewDate: '2027-02-30' },
+			"'Next Review Date' is not a real date",
+		],
 	])('refuses %s before sending anything', async (_case, updateFields, message) => {
 		const { ids } = await setUp();
 
@@ -131,34 +163,52 @@ describe('Client > Update, version 2: the client picked', () => {
 		runNode({
 			credentials: credentials(),
 			typeVersion: 2,
-			parameters: { resource: 'client', operation: 'update', clientId, updateFields: { referenceNumber: 'R-0-v2' } },
+			parameters: {
+				resource: 'client',
+				operation: 'update',
+				clientId,
+				updateFields: { referenceNumber: 'R-0-v2' },
+			},
 			input,
 		});
 
 	it.each([
-		['From List', (id: string) => ({ __rl: true, mode: 'list', value: id, cachedResultName: 'A client' })],
-		['By URL (its API URL)', (id: string) => ({ __rl: true, mode: 'url', value: `${sandbox().baseUrl}/clients/${id}` })],
+		[
+			'From List',
+			(id: string) => ({ __rl: true, mode: 'list', value: id, cachedResultName: 'A client' }),
+		],
+		[
+			'By URL (its API URL)',
+			(id: string) => ({ __rl: true, mode: 'url', value: `${sandbox().baseUrl}/clients/${id}` }),
+		],
 		['By ID', (id: string) => ({ __rl: true, mode: 'id', value: id })],
-	] satisfies Array<[string, (id: string) => INodeParameterResourceLocator]>)('updates the client picked %s', async (_mode, pick) => {
-		const { ids } = await setUp();
+	] satisfies Array<[string, (id: string) => INodeParameterResourceLocator]>)(
+		'updates the client picked %s',
+		async (_mode, pick) => {
+			const { ids } = await setUp();
 
-		const run = await updatePicked(pick(ids[2]));
+			const run = await updatePicked(pick(ids[2]));
 
-		expect(run.error).toBeUndefined();
-		expectReceived(sandbox().requests()[0], {
-			method: 'PATCH',
-			path: `/clients/${ids[2]}`,
-			bearer: sandbox().apiKey,
-			body: { referenceNumber: 'R-0-v2' },
-		});
-		expect(run.json).toEqual([expect.objectContaining({ id: ids[2], referenceNumber: 'R-0-v2' })]);
-	});
+			expect(run.error).toBeUndefined();
+			expectReceived(sandbox().requests()[0], {
+				method: 'PATCH',
+				path: `/clients/${ids[2]}`,
+				bearer: sandbox().apiKey,
+				body: { referenceNumber: 'R-0-v2' },
+			});
+			expect(run.json).toEqual([
+				expect.objectContaining({ id: ids[2], referenceNumber: 'R-0-v2' }),
+			]);
+		},
+	);
 
 	it("changes nothing for an individual's URL given by expression: 'Client' is named", async () => {
 		const { ids } = await setUp();
 		const url = `${sandbox().baseUrl}/individuals/${ids[0]}`;
 
-		const run = await updatePicked({ __rl: true, mode: 'url', value: '={{ $json.url }}' }, [{ url }]);
+		const run = await updatePicked({ __rl: true, mode: 'url', value: '={{ $json.url }}' }, [
+			{ url },
+		]);
 
 		expect(run.error?.message).toBe(`'Client' "${url}" is not the URL of a client [item 0]`);
 		expect(sandbox().requests()).toEqual([]);

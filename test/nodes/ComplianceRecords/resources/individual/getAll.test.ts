@@ -8,7 +8,10 @@ const { sandbox, credentials } = useSandbox({ clients: 260 });
 
 describe('Individual > Get Many', () => {
 	it('pages through every individual with Return All', async () => {
-		const { meta } = await serviceGet<{ meta: { total: number } }>(sandbox(), '/individuals?limit=1');
+		const { meta } = await serviceGet<{ meta: { total: number } }>(
+			sandbox(),
+			'/individuals?limit=1',
+		);
 		sandbox().clearRequests();
 
 		const run = await runNode({
@@ -22,7 +25,12 @@ describe('Individual > Get Many', () => {
 		expect(run.json.every((individual) => individual.object === 'individual')).toBe(true);
 		const requests = sandbox().requests();
 		expect(requests).toHaveLength(Math.ceil(meta.total / 200));
-		expectReceived(requests[0], { method: 'GET', path: '/individuals', query: { limit: '200' }, bearer: sandbox().apiKey });
+		expectReceived(requests[0], {
+			method: 'GET',
+			path: '/individuals',
+			query: { limit: '200' },
+			bearer: sandbox().apiKey,
+		});
 	});
 
 	it('returns up to Limit', async () => {
@@ -32,6 +40,11 @@ describe('Individual > Get Many', () => {
 		});
 
 		expect(run.json).toHaveLength(7);
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/individuals', query: { limit: '7' }, bearer: sandbox().apiKey });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: '/individuals',
+			query: { limit: '7' },
+			bearer: sandbox().apiKey,
+		});
 	});
 });

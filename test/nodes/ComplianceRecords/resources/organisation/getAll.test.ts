@@ -18,6 +18,11 @@ describe('Organisation > Get Many', () => {
 		expect(run.json.length).toBeGreaterThan(0);
 		expect(run.json).toEqual(expected.data);
 		expect(sandbox().requests()).toHaveLength(1);
-		expectReceived(sandbox().requests()[0], { method: 'GET', path: '/organisations', query: { limit: '200' }, bearer: sandbox().apiKey });
+		expectReceived(sandbox().requests()[0], {
+			method: 'GET',
+			path: '/organisations',
+			query: { limit: '200' },
+			bearer: sandbox().apiKey,
+		});
 	});
 });

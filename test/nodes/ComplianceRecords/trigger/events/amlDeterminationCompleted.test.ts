@@ -15,20 +15,26 @@ let withOldDetermination: string;
 beforeAll(async () => {
 	const clients = await listAll(sandbox());
 	ids = clients.map((client) => client.id as string);
-	withOldDetermination = clients.slice(331, 389).find((client) => client.lastAmlDetermination)?.id as string;
+	withOldDetermination = clients.slice(331, 389).find((client) => client.lastAmlDetermination)
+		?.id as string;
 });
 afterEach(() => sandbox().setClock({ frozenAt: null }));
 
 const parameters = { event: 'amlDeterminationCompleted' };
 
 async function activatedPoller(credentialsOverride?: ReturnType<typeof credentials>) {
-	const poller = createTriggerPoller({ parameters, credentials: credentialsOverride ?? credentials() });
+	const poller = createTriggerPoller({
+		parameters,
+		credentials: credentialsOverride ?? credentials(),
+	});
 	expect(await poller.poll()).toEqual([]);
 	return poller;
 }
 
-const complete = (id: string, riskLevel: 'LOW' | 'NORMAL' | 'MEDIUM' | 'HIGH' | 'PENDING' = 'NORMAL') =>
-	sandbox().completeAmlDetermination(id, riskLevel) as IDataObject;
+const complete = (
+	id: string,
+	riskLevel: 'LOW' | 'NORMAL' | 'MEDIUM' | 'HIGH' | 'PENDING' = 'NORMAL',
+) => sandbox().completeAmlDetermination(id, riskLevel) as IDataObject;
 const determinations = (items: IDataObject[]) =>
 	items.map((item) => ({ id: item.id, ...(item.lastAmlDetermination as IDataObject) }));
 
@@ -45,16 +51,26 @@ it('emits each completed determination once, with its risk level, and no other c
 	await touchClient(sandbox(), ids[0]); // the same determination, client modified again
 	expect(await poller.poll()).toEqual([]);
 	const again = complete(ids[0], 'MEDIUM');
-	expect(determinations(await poller.poll())).toEqual([{ id: ids[0], riskLevel: 'MEDIUM', completedAt: (again.lastAmlDetermination as IDataObject).completedAt }]);
+	expect(determinations(await poller.poll())).toEqual([
+		{
+			id: ids[0],
+			riskLevel: 'MEDIUM',
+			completedAt: (again.lastAmlDetermination as IDataObject).completedAt,
+		},
+	]);
 });
 
 it('splits determinations completed at the same instant across two polls, each emitted once', async () => {
 	const poller = await activatedPoller();
 	sandbox().setClock({ frozenAt: sandbox().now() });
 	const first = ids.slice(10, 230).map((id) => complete(id));
-	expect((await poller.poll()).map((item) => item.id).sort()).toEqual(first.map((item) => item.id).sort());
+	expect((await poller.poll()).map((item) => item.id).sort()).toEqual(
+		first.map((item) => item.id).sort(),
+	);
 	const second = ids.slice(230, 260).map((id) => complete(id, 'HIGH'));
-	expect((await poller.poll()).map((item) => item.id).sort()).toEqual(second.map((item) => item.id).sort());
+	expect((await poller.poll()).map((item) => item.id).sort()).toEqual(
+		second.map((item) => item.id).sort(),
+	);
 	expect(await poller.poll()).toEqual([]);
 });
 
@@ -84,6 +100,9 @@ it('with Fetch Full Client, emits the full client carrying the determination', a
 	const completed = complete(ids[390], 'HIGH');
 	const [emitted, ...rest] = await poller.poll();
 	expect(rest).toEqual([]);
-	expect(emitted).toMatchObject({ id: ids[390], lastAmlDetermination: completed.lastAmlDetermination });
+	expect(emitted).toMatchObject({
+		id: ids[390],
+		lastAmlDetermination: completed.lastAmlDetermination,
+	});
 	expect(emitted).toHaveProperty('services');
 });

@@ -25,11 +25,18 @@ afterEach(() => {
 const parameters = { event: 'clientModified' };
 let serviceOffsetMs = 0;
 const freezeClock = () => sandbox().setClock({ frozenAt: sandbox().now() });
-const emittedPairs = (items: IDataObject[]) => items.map((item) => `${item.id}@${item.lastModifiedAt}`);
+const emittedPairs = (items: IDataObject[]) =>
+	items.map((item) => `${item.id}@${item.lastModifiedAt}`);
 const ofIds = (items: IDataObject[]) => items.map((item) => item.id).sort();
 
-async function activatedPoller(options: { budgetMs?: number; credentials?: ReturnType<typeof credentials> } = {}) {
-	const poller = createTriggerPoller({ parameters, credentials: options.credentials ?? credentials(), budgetMs: options.budgetMs });
+async function activatedPoller(
+	options: { budgetMs?: number; credentials?: ReturnType<typeof credentials> } = {},
+) {
+	const poller = createTriggerPoller({
+		parameters,
+		credentials: options.credentials ?? credentials(),
+		budgetMs: options.budgetMs,
+	});
 	expect(await poller.poll()).toEqual([]);
 	return poller;
 }
@@ -100,7 +107,11 @@ describe('the first poll (activation)', () => {
 			const poller = createTriggerPoller({ parameters, credentials: proxy.credentials() });
 			expect(await poller.poll()).toEqual([]);
 			const listing = triggerRequests(sandbox())[1];
-			expect(Math.abs(Date.parse(String(listing.query.sinceModifiedAt)) - (hostNow - FIRST_POLL_LOOKBACK_MS))).toBeLessThan(5_000);
+			expect(
+				Math.abs(
+					Date.parse(String(listing.query.sinceModifiedAt)) - (hostNow - FIRST_POLL_LOOKBACK_MS),
+				),
+			).toBeLessThan(5_000);
 
 			const changed = await touchClient(sandbox(), ids[3]);
 			expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([changed]));
@@ -154,26 +165,29 @@ describe('exactly once', () => {
 	it.each([
 		['a 500', { status: 500 as const }, /could not complete the request \(HTTP 500\)/],
 		['a timeout', { delayMs: 2_500 }, /did not answer within this poll's time budget/],
-	])('3. a poll failing part-way with %s emits nothing and moves nothing; the next emits everything since the last good one', async (_, fault, message) => {
-		const proxy = await pageHookProxy(sandbox());
-		try {
-			const poller = await activatedPoller({ credentials: proxy.credentials(), budgetMs: 1_500 });
-			const before = poller.saved();
-			const changed = await touchAll(ids.slice(0, 230));
-			proxy.onLaterPage(() => sandbox().injectFaults({ count: 1, path: '/clients', ...fault }));
+	])(
+		'3. a poll failing part-way with %s emits nothing and moves nothing; the next emits everything since the last good one',
+		async (_, fault, message) => {
+			const proxy = await pageHookProxy(sandbox());
+			try {
+				const poller = await activatedPoller({ credentials: proxy.credentials(), budgetMs: 1_500 });
+				const before = poller.saved();
+				const changed = await touchAll(ids.slice(0, 230));
+				proxy.onLaterPage(() => sandbox().injectFaults({ count: 1, path: '/clients', ...fault }));
 
-			await expect(poller.poll()).rejects.toThrow(message);
-			expect(poller.saved()).toEqual(before);
-			expect(poller.inMemory()).toEqual(before);
+				await expect(poller.poll()).rejects.toThrow(message);
+				expect(poller.saved()).toEqual(before);
+				expect(poller.inMemory()).toEqual(before);
 
-			proxy.onLaterPage(() => undefined);
-			const later = await touchClient(sandbox(), ids[400]);
-			expect(ofIds(await poller.poll())).toEqual(ofIds([...changed, later]));
-			expect(await poller.poll()).toEqual([]);
-		} finally {
-			await proxy.close();
-		}
-	});
+				proxy.onLaterPage(() => undefined);
+				const later = await touchClient(sandbox(), ids[400]);
+				expect(ofIds(await poller.poll())).toEqual(ofIds([...changed, later]));
+				expect(await poller.poll()).toEqual([]);
+			} finally {
+				await proxy.close();
+			}
+		},
+	);
 
 	it('3. a 429 part-way, whose wait fits in the poll: the page is asked again after the wait, and every change emitted once', async () => {
 		const proxy = await pageHookProxy(sandbox());
@@ -182,7 +196,8 @@ describe('exactly once', () => {
 			const changed = await touchAll(ids.slice(0, 230));
 			let refused = false;
 			proxy.onLaterPage(() => {
-				if (!refused) sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 1 });
+				if (!refused)
+					sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 1 });
 				refused = true;
 			});
 			sandbox().clearRequests();
@@ -191,8 +206,15 @@ describe('exactly once', () => {
 			expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
 
 			expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
-			const pages = triggerRequests(sandbox()).map((request) => [request.query.cursor !== undefined, request.status]);
-			expect(pages).toEqual([[false, 200], [true, 429], [true, 200]]);
+			const pages = triggerRequests(sandbox()).map((request) => [
+				request.query.cursor !== undefined,
+				request.status,
+			]);
+			expect(pages).toEqual([
+				[false, 200],
+				[true, 429],
+				[true, 200],
+			]);
 			proxy.onLaterPage(() => undefined);
 			expect(await poller.poll()).toEqual([]);
 		} finally {
@@ -207,7 +229,9 @@ describe('exactly once', () => {
 			freezeClock(); // one time for the whole burst: only the saved cursor can resume it
 			const changed = await touchAll(ids.slice(0, 230));
 			sandbox().setClock({ frozenAt: null });
-			proxy.onLaterPage(() => sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 30 }));
+			proxy.onLaterPage(() =>
+				sandbox().injectFaults({ count: 1, path: '/clients', status: 429, retryAfterSeconds: 30 }),
+			);
 
 			const first = await poller.poll();
 			expect(first).toHaveLength(200);
@@ -216,7 +240,9 @@ describe('exactly once', () => {
 			proxy.onLaterPage(() => undefined);
 			const later = await touchClient(sandbox(), ids[300]);
 			const second = await poller.poll();
-			expect(emittedPairs([...first, ...second]).sort()).toEqual(emittedPairs([...changed, later]).sort());
+			expect(emittedPairs([...first, ...second]).sort()).toEqual(
+				emittedPairs([...changed, later]).sort(),
+			);
 			expect(await poller.poll()).toEqual([]);
 		} finally {
 			await proxy.close();
@@ -235,7 +261,9 @@ describe('exactly once', () => {
 			message: 'The service is receiving too many requests',
 			failure: { cause: 'rate-limited', retryAfterMs: 90_000 },
 		});
-		expect((failed as { description: string }).description).toContain('It asked to wait 90 seconds before the next request; this poll had');
+		expect((failed as { description: string }).description).toContain(
+			'It asked to wait 90 seconds before the next request; this poll had',
+		);
 		expect(poller.saved()).toEqual(before);
 		expect(ofIds(await poller.poll())).toEqual(ofIds(changed));
 	});
@@ -260,8 +288,16 @@ describe('exactly once', () => {
 	});
 
 	it.each([
-		['without a data list', { meta: { total: 1 } }, /cannot read: a page of the client list holds no list/],
-		['with a client without lastModifiedAt', { data: [{ id: 'x' }], meta: { total: 1 } }, /the last change time of client x is undefined/],
+		[
+			'without a data list',
+			{ meta: { total: 1 } },
+			/cannot read: a page of the client list holds no list/,
+		],
+		[
+			'with a client without lastModifiedAt',
+			{ data: [{ id: 'x' }], meta: { total: 1 } },
+			/the last change time of client x is undefined/,
+		],
 	])('3. a poll given a page %s emits nothing and moves nothing', async (_, body, message) => {
 		const proxy = await pageHookProxy(sandbox());
 		try {
@@ -307,7 +343,11 @@ describe('exactly once', () => {
 
 		const emitted = await poller.poll();
 		expect(emitted).toHaveLength(1);
-		expect(emitted[0]).toMatchObject({ id: ids[7], lastModifiedAt: latest.lastModifiedAt, nextReviewDate: '2031-01-31' });
+		expect(emitted[0]).toMatchObject({
+			id: ids[7],
+			lastModifiedAt: latest.lastModifiedAt,
+			nextReviewDate: '2031-01-31',
+		});
 
 		const again = await touchClient(sandbox(), ids[7]);
 		expect(emittedPairs(await poller.poll())).toEqual(emittedPairs([again]));
@@ -372,7 +412,9 @@ describe('Fetch Full Client', () => {
 			expect(client.entity).toHaveProperty('createdAt'); // the full entity, not a reference
 		}
 		// Pages of the list, then one GET per emitted client: none fetched twice, none else.
-		const requests = triggerRequests(sandbox()).map((request) => `${request.method} ${request.path}`);
+		const requests = triggerRequests(sandbox()).map(
+			(request) => `${request.method} ${request.path}`,
+		);
 		const gets = requests.filter((request) => request !== 'GET /clients');
 		expect(gets.sort()).toEqual(changed.map((client) => `GET /clients/${client.id}`).sort());
 		expect(await poller.poll()).toEqual([]);

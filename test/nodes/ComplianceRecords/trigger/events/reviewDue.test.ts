@@ -16,7 +16,18 @@ const TODAY = '2026-11-22';
 const DAY_MS = 24 * 60 * 60 * 1000;
 jest.useFakeTimers({
 	now: Date.parse(START),
-	doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+	doNotFake: [
+		'hrtime',
+		'nextTick',
+		'performance',
+		'queueMicrotask',
+		'setImmediate',
+		'clearImmediate',
+		'setInterval',
+		'clearInterval',
+		'setTimeout',
+		'clearTimeout',
+	],
 });
 afterAll(() => jest.useRealTimers());
 
@@ -32,18 +43,31 @@ const today = () => new Date(Date.now()).toISOString().slice(0, 10);
 
 function reviewPoller(options: { timezone?: string; fetchFullClient?: boolean } = {}) {
 	return createTriggerPoller({
-		parameters: { event: 'reviewDue', days: 30, options: { fetchFullClient: options.fetchFullClient } },
+		parameters: {
+			event: 'reviewDue',
+			days: 30,
+			options: { fetchFullClient: options.fetchFullClient },
+		},
 		credentials: credentials(),
 		timezone: options.timezone ?? 'UTC',
 	});
 }
 
 const dueBetween = (all: IDataObject[], from: string, to: string) =>
-	all.filter((client) => typeof client.nextReviewDate === 'string' && client.nextReviewDate >= from && client.nextReviewDate <= to);
-const listRequests = () => triggerRequests(sandbox()).filter((request) => request.path === '/clients');
-const fullScans = () => listRequests().filter((request) => request.query.sinceModifiedAt === undefined);
-const setReviewDate = (id: string, date: string | null) => touchClient(sandbox(), id, { nextReviewDate: date });
-const outsideWindow = (from: string) => clients.find((client) => !dueBetween([client], from, addDays(from, 30)).length)?.id as string;
+	all.filter(
+		(client) =>
+			typeof client.nextReviewDate === 'string' &&
+			client.nextReviewDate >= from &&
+			client.nextReviewDate <= to,
+	);
+const listRequests = () =>
+	triggerRequests(sandbox()).filter((request) => request.path === '/clients');
+const fullScans = () =>
+	listRequests().filter((request) => request.query.sinceModifiedAt === undefined);
+const setReviewDate = (id: string, date: string | null) =>
+	touchClient(sandbox(), id, { nextReviewDate: date });
+const outsideWindow = (from: string) =>
+	clients.find((client) => !dueBetween([client], from, addDays(from, 30)).length)?.id as string;
 
 it('first poll: lists the whole firm once, records the clients already due, emits none of them', async () => {
 	const poller = reviewPoller();
@@ -66,19 +90,25 @@ it('first poll: lists the whole firm once, records the clients already due, emit
 it('emits a date changed into the window once, and again only when it changes again', async () => {
 	const poller = reviewPoller();
 	await poller.poll();
-	const [moved, alsoMoved] = clients.filter((client) => !client.nextReviewDate).map((client) => client.id as string);
+	const [moved, alsoMoved] = clients
+		.filter((client) => !client.nextReviewDate)
+		.map((client) => client.id as string);
 	const alreadyDue = dueBetween(clients, TODAY, addDays(TODAY, 30))[0].id as string;
 
 	await setReviewDate(moved, addDays(TODAY, 10));
 	await touchClient(sandbox(), alreadyDue); // modified, date unchanged: not a new due date
 	sandbox().clearRequests();
-	expect((await poller.poll()).map((client) => [client.id, client.nextReviewDate])).toEqual([[moved, addDays(TODAY, 10)]]);
+	expect((await poller.poll()).map((client) => [client.id, client.nextReviewDate])).toEqual([
+		[moved, addDays(TODAY, 10)],
+	]);
 	expect(fullScans()).toHaveLength(0);
 
 	await touchClient(sandbox(), moved);
 	expect(await poller.poll()).toEqual([]);
 	await setReviewDate(moved, addDays(TODAY, 12));
-	expect((await poller.poll()).map((client) => client.nextReviewDate)).toEqual([addDays(TODAY, 12)]);
+	expect((await poller.poll()).map((client) => client.nextReviewDate)).toEqual([
+		addDays(TODAY, 12),
+	]);
 
 	await setReviewDate(moved, addDays(TODAY, 200)); // leaves the window: nothing to say
 	await setReviewDate(alsoMoved, addDays(TODAY, -3)); // overdue: not "coming within 30 days"
@@ -94,7 +124,9 @@ it('emits the dates that entered the window as days pass, from the first poll of
 	await poller.poll();
 	const start = today();
 	// Just outside the window today: these enter it by the passage of time alone.
-	const undated = clients.filter((client) => !client.nextReviewDate).map((client) => client.id as string);
+	const undated = clients
+		.filter((client) => !client.nextReviewDate)
+		.map((client) => client.id as string);
 	for (const id of undated.slice(10, 13)) await setReviewDate(id, addDays(start, 31));
 	for (const id of undated.slice(13, 15)) await setReviewDate(id, addDays(start, 33));
 	expect(await poller.poll()).toEqual([]);
@@ -105,7 +137,9 @@ it('emits the dates that entered the window as days pass, from the first poll of
 	expect(fullScans().length).toBeGreaterThan(0);
 	const entered = dueBetween(await listAll(sandbox()), addDays(start, 31), addDays(start, 31));
 	expect(entered.length).toBeGreaterThanOrEqual(3);
-	expect(nextDay.map((client) => client.id).sort()).toEqual(entered.map((client) => client.id).sort());
+	expect(nextDay.map((client) => client.id).sort()).toEqual(
+		entered.map((client) => client.id).sort(),
+	);
 
 	sandbox().clearRequests();
 	expect(await poller.poll()).toEqual([]);
@@ -116,7 +150,9 @@ it('emits the dates that entered the window as days pass, from the first poll of
 	const later = await poller.poll();
 	const enteredSince = dueBetween(await listAll(sandbox()), addDays(start, 32), addDays(start, 34));
 	expect(enteredSince.length).toBeGreaterThanOrEqual(2);
-	expect(later.map((client) => client.id).sort()).toEqual(enteredSince.map((client) => client.id).sort());
+	expect(later.map((client) => client.id).sort()).toEqual(
+		enteredSince.map((client) => client.id).sort(),
+	);
 	const memory = poller.saved().due as Record<string, string>;
 	expect(Object.keys(memory).every((date) => date >= addDays(start, 4))).toBe(true);
 });
@@ -156,7 +192,9 @@ it("drains the day's scan over several polls when the budget is short: each ente
 	sandbox().injectFaults({ count: 10_000, delayMs: 300, path: '/clients' }); // one page per poll
 	try {
 		const start = today();
-		const undated = clients.filter((client) => !client.nextReviewDate).map((client) => client.id as string);
+		const undated = clients
+			.filter((client) => !client.nextReviewDate)
+			.map((client) => client.id as string);
 		const positions = new Map(clients.map((client, index) => [client.id as string, index]));
 		const scanned = undated.find((id) => (positions.get(id) as number) < 200) as string; // on page 1
 		const ahead = undated.filter((id) => (positions.get(id) as number) >= 200)[5]; // on page 2
@@ -171,7 +209,12 @@ it("drains the day's scan over several polls when the budget is short: each ente
 		await setReviewDate(ahead, addDays(start, 8));
 		const polls: IDataObject[][] = [];
 		for (let poll = 0; poll < 4; poll++) polls.push(await poller.poll());
-		expect(polls.flat().map((client) => client.id).sort()).toEqual([scanned, ahead].sort());
+		expect(
+			polls
+				.flat()
+				.map((client) => client.id)
+				.sort(),
+		).toEqual([scanned, ahead].sort());
 
 		advanceHostClock(DAY_MS); // the next day's scan, over three polls again
 		sandbox().clearRequests();
@@ -179,7 +222,9 @@ it("drains the day's scan over several polls when the budget is short: each ente
 		for (let poll = 0; poll < 4; poll++) nextDay.push(...(await poller.poll()));
 		expect(fullScans()).toHaveLength(3);
 		const entered = dueBetween(await listAll(sandbox()), addDays(start, 31), addDays(start, 31));
-		expect(nextDay.map((client) => client.id).sort()).toEqual(entered.map((client) => client.id).sort());
+		expect(nextDay.map((client) => client.id).sort()).toEqual(
+			entered.map((client) => client.id).sort(),
+		);
 		expect(entered.length).toBeGreaterThanOrEqual(3);
 	} finally {
 		sandbox().clearFaults();

@@ -3,7 +3,13 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox } from 'compliance-records-sandbox';
 
-import { connectOAuth2, credentialsFor, runNode, savedWorkflow, type CredentialStore } from '../../../../../helpers';
+import {
+	connectOAuth2,
+	credentialsFor,
+	runNode,
+	savedWorkflow,
+	type CredentialStore,
+} from '../../../../../helpers';
 import { forwardingProxy, type ProxyAnswer } from '../../../../../helpers/forwardingProxy';
 import { expectReceived, serviceSaid, useSandbox } from '../../../../../helpers/sandbox';
 import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../../helpers/serviceApi';
@@ -18,7 +24,10 @@ interface RunOptions {
 }
 
 /** Client > Create or Update for an individual, "Ada Lovelace", status EXISTING unless given. */
-const upsert = (parameters: INodeParameters, { input, store = credentials(), typeVersion }: RunOptions = {}) =>
+const upsert = (
+	parameters: INodeParameters,
+	{ input, store = credentials(), typeVersion }: RunOptions = {},
+) =>
 	runNode({
 		credentials: store,
 		typeVersion,
@@ -42,16 +51,28 @@ const sentByNode = (): LoggedRequest[] =>
 
 /** A request in a few words: method, path, which page of a listing, and the status answered. */
 function summary({ method, path, query, status }: LoggedRequest): string {
-	const page = method !== 'GET' || path !== '/clients' ? '' : query.cursor ? ' next page' : query.sinceModifiedAt ? ' changed since' : ' first page';
+	const page =
+		method !== 'GET' || path !== '/clients'
+			? ''
+			: query.cursor
+				? ' next page'
+				: query.sinceModifiedAt
+					? ' changed since'
+					: ' first page';
 	return `${method} ${path}${page} ${status}`;
 }
 
 const sent = () => sentByNode().map(summary);
 
 /** One listing of the whole firm (450 clients and the few this file adds): three pages. */
-const LISTING = ['GET /clients first page 200', 'GET /clients next page 200', 'GET /clients next page 200'];
+const LISTING = [
+	'GET /clients first page 200',
+	'GET /clients next page 200',
+	'GET /clients next page 200',
+];
 
-const stored = async (id: string) => (await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
+const stored = async (id: string) =>
+	(await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
 
 let nextNumber = 0;
 /** A reference number no client has (seeded ones are `HF-` and six digits). */
@@ -62,8 +83,13 @@ const newReference = () => `UPSERT-${++nextNumber}`;
  * `from` picks a position in the list (creation order), hence a page of the listing.
  */
 const taken = new Set<string>();
-async function clientsWithReference(count: number, from = 0): Promise<Array<{ id: string; referenceNumber: string; name: string }>> {
-	const clients = (await listAll(sandbox())).slice(from).filter((client) => client.referenceNumber && !taken.has(client.id as string));
+async function clientsWithReference(
+	count: number,
+	from = 0,
+): Promise<Array<{ id: string; referenceNumber: string; name: string }>> {
+	const clients = (await listAll(sandbox()))
+		.slice(from)
+		.filter((client) => client.referenceNumber && !taken.has(client.id as string));
 	const chosen = clients.slice(0, count).map((client) => ({
 		id: client.id as string,
 		referenceNumber: client.referenceNumber as string,
@@ -80,9 +106,14 @@ const setReference = (id: string, referenceNumber: string | null) =>
 
 /** A proxy in front of the sandbox that runs `before` ahead of forwarding each request of the node. */
 async function withProxy(before: (method: string, url: URL) => Promise<ProxyAnswer | void>) {
-	const proxy = await forwardingProxy(sandbox().baseUrl, { before: async ({ method, url }) => await before(method, url) });
+	const proxy = await forwardingProxy(sandbox().baseUrl, {
+		before: async ({ method, url }) => await before(method, url),
+	});
 	const apiPath = new URL(sandbox().baseUrl).pathname.replace(/\/$/, '');
-	return { store: credentialsFor({ ...sandbox(), baseUrl: `${proxy.origin}${apiPath}` }), close: proxy.close };
+	return {
+		store: credentialsFor({ ...sandbox(), baseUrl: `${proxy.origin}${apiPath}` }),
+		close: proxy.close,
+	};
 }
 
 describe('Client > Create or Update', () => {
@@ -100,14 +131,19 @@ describe('Client > Create or Update', () => {
 			body: {
 				status: 'EXISTING',
 				referenceNumber,
-				entity: { object: 'individual', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+				entity: {
+					object: 'individual',
+					firstName: 'Ada',
+					lastName: 'Lovelace',
+					email: 'ada@example.com',
+				},
 			},
 		});
 		expect(run.json).toEqual([await stored(run.json[0].id as string)]);
 		expect(run.json[0]).toMatchObject({ referenceNumber, name: 'Ada Lovelace', state: 'EXISTING' });
 	});
 
-	it("updates the client that has the reference number: its status and the fields given, never its entity", async () => {
+	it('updates the client that has the reference number: its status and the fields given, never its entity', async () => {
 		const [client] = await clientsWithReference(1);
 
 		const run = await upsert({
@@ -123,19 +159,28 @@ describe('Client > Create or Update', () => {
 			method: 'PATCH',
 			path: `/clients/${client.id}`,
 			bearer: sandbox().apiKey,
-			body: { status: 'PROSPECT', referenceNumber: client.referenceNumber, nextReviewDate: '2027-05-31' },
+			body: {
+				status: 'PROSPECT',
+				referenceNumber: client.referenceNumber,
+				nextReviewDate: '2027-05-31',
+			},
 		});
 		expect(sentByNode()[1].query).toEqual({ limit: '200' });
 		expect(run.json).toEqual([await stored(client.id)]);
 		// The entity fields made the new client that was refused; the existing one keeps its own.
-		expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: 'PROSPECT', nextReviewDate: '2027-05-31' });
+		expect(run.json[0]).toMatchObject({
+			id: client.id,
+			name: client.name,
+			state: 'PROSPECT',
+			nextReviewDate: '2027-05-31',
+		});
 	});
 
 	it('a batch of new and existing reference numbers lists the firm once for the whole batch', async () => {
 		const existing = await clientsWithReference(3);
 		const fresh = [newReference(), newReference(), newReference()];
-		const references = [fresh[0], existing[0], existing[1], fresh[1], existing[2], fresh[2]].map((entry) =>
-			typeof entry === 'string' ? entry : entry.referenceNumber,
+		const references = [fresh[0], existing[0], existing[1], fresh[1], existing[2], fresh[2]].map(
+			(entry) => (typeof entry === 'string' ? entry : entry.referenceNumber),
 		);
 
 		const run = await upsert(
@@ -176,7 +221,12 @@ describe('Client > Create or Update', () => {
 		expect(run.error).toBeUndefined();
 		expect(run.json[1].id).toBe(run.json[0].id);
 		expect(run.json[1]).toMatchObject({ referenceNumber, state: 'EXISTING' });
-		expect(sent()).toEqual(['POST /clients 201', 'POST /clients 409', ...LISTING, `PATCH /clients/${run.json[0].id} 200`]);
+		expect(sent()).toEqual([
+			'POST /clients 201',
+			'POST /clients 409',
+			...LISTING,
+			`PATCH /clients/${run.json[0].id} 200`,
+		]);
 	});
 
 	it("outputs Simplify's record in the version new nodes get (2), updated or created", async () => {
@@ -185,12 +235,20 @@ describe('Client > Create or Update', () => {
 
 		const run = await upsert(
 			{ referenceNumber: '={{ $json.reference }}', simplify: true },
-			{ typeVersion: 2, input: [{ reference: client.referenceNumber }, { reference: referenceNumber }] },
+			{
+				typeVersion: 2,
+				input: [{ reference: client.referenceNumber }, { reference: referenceNumber }],
+			},
 		);
 
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual([
-			expect.objectContaining({ id: client.id, name: client.name, state: 'EXISTING', referenceNumber: client.referenceNumber }),
+			expect.objectContaining({
+				id: client.id,
+				name: client.name,
+				state: 'EXISTING',
+				referenceNumber: client.referenceNumber,
+			}),
 			expect.objectContaining({ name: 'Ada Lovelace', state: 'EXISTING', referenceNumber }),
 		]);
 		for (const output of run.json) expect(Object.keys(output).length).toBeLessThanOrEqual(10);
@@ -208,7 +266,10 @@ describe('Client > Create or Update', () => {
 			}
 		});
 		try {
-			const run = await upsert({ referenceNumber, additionalFields: { nextReviewDate: '2027-08-31' } }, { store: proxy.store });
+			const run = await upsert(
+				{ referenceNumber, additionalFields: { nextReviewDate: '2027-08-31' } },
+				{ store: proxy.store },
+			);
 
 			expect(run.error).toBeUndefined();
 			expect(sent()).toEqual([
@@ -218,12 +279,21 @@ describe('Client > Create or Update', () => {
 				'GET /clients changed since 200',
 				`PATCH /clients/${current.id} 200`,
 			]);
-			expect(run.json[0]).toMatchObject({ id: current.id, referenceNumber, nextReviewDate: '2027-08-31' });
+			expect(run.json[0]).toMatchObject({
+				id: current.id,
+				referenceNumber,
+				nextReviewDate: '2027-08-31',
+			});
 			expect((await stored(previous.id)).nextReviewDate).not.toBe('2027-08-31');
 			// Only what changed since the listing was listed again: the two clients the firm changed.
 			const changedSince = sentByNode().find((request) => request.query.sinceModifiedAt)!;
-			const { data } = await serviceGet<{ data: IDataObject[] }>(sandbox(), `/clients?sinceModifiedAt=${encodeURIComponent(changedSince.query.sinceModifiedAt as string)}&limit=200`);
-			expect(data.map((client) => client.id)).toEqual(expect.arrayContaining([previous.id, current.id]));
+			const { data } = await serviceGet<{ data: IDataObject[] }>(
+				sandbox(),
+				`/clients?sinceModifiedAt=${encodeURIComponent(changedSince.query.sinceModifiedAt as string)}&limit=200`,
+			);
+			expect(data.map((client) => client.id)).toEqual(
+				expect.arrayContaining([previous.id, current.id]),
+			);
 			expect(data.length).toBeLessThan(20);
 		} finally {
 			await proxy.close();
@@ -274,7 +344,10 @@ describe('Client > Create or Update', () => {
 		});
 		const before = await Promise.all(holders.map((client) => stored(client.id)));
 		try {
-			const run = await upsert({ referenceNumber, status: 'PROSPECT', additionalFields: { nextReviewDate: '2027-09-30' } }, { store: proxy.store });
+			const run = await upsert(
+				{ referenceNumber, status: 'PROSPECT', additionalFields: { nextReviewDate: '2027-09-30' } },
+				{ store: proxy.store },
+			);
 
 			expect(run.error?.message).toBe(
 				`'Reference Number' "${referenceNumber}" changed hands while the node ran, so no client was updated [item 0]`,
@@ -300,10 +373,14 @@ describe('Client > Create or Update', () => {
 		const [client] = await clientsWithReference(1);
 		const store = credentials();
 		await connectOAuth2(store);
-		const token = (store.stored('complianceRecordsOAuth2Api').oauthTokenData as IDataObject).access_token as string;
+		const token = (store.stored('complianceRecordsOAuth2Api').oauthTokenData as IDataObject)
+			.access_token as string;
 		sandbox().clearRequests();
 
-		const run = await upsert({ referenceNumber: client.referenceNumber, authentication: 'oAuth2', status: 'PROSPECT' }, { store });
+		const run = await upsert(
+			{ referenceNumber: client.referenceNumber, authentication: 'oAuth2', status: 'PROSPECT' },
+			{ store },
+		);
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
@@ -317,7 +394,11 @@ describe('Client > Create or Update', () => {
 	});
 
 	it("a refused create shows the service's words, and nothing else is sent", async () => {
-		const run = await upsert({ referenceNumber: newReference(), entityType: 'import_uk_company', companyNumber: '99999999' });
+		const run = await upsert({
+			referenceNumber: newReference(),
+			entityType: 'import_uk_company',
+			companyNumber: '99999999',
+		});
 
 		expect(run.error?.message).toBe('The service refused the request [item 0]');
 		expect(run.error?.description).toContain(serviceSaid(sandbox()));
@@ -333,7 +414,9 @@ describe('Client > Create or Update', () => {
 		try {
 			const run = await upsert({ referenceNumber: client.referenceNumber }, { store: proxy.store });
 
-			expect(run.error?.message).toBe('The service could not complete the request (HTTP 500) [item 0]');
+			expect(run.error?.message).toBe(
+				'The service could not complete the request (HTTP 500) [item 0]',
+			);
 			expect(run.error?.description).toMatch(/^The service said: Database unavailable\. /);
 			expect(sent()).toEqual(['POST /clients 409', 'GET /clients first page 200']);
 		} finally {
@@ -392,8 +475,13 @@ describe('Client > Create or Update, from one production execution to the next',
 	const itemsFor = (...references: string[]) => references.map((reference) => ({ reference }));
 
 	/** A first production execution that updates these clients, today's way: the firm listed once. */
-	async function learned(workflow: ReturnType<typeof deployed>, clients: Array<{ id: string; referenceNumber: string }>) {
-		const run = await workflow.run({ input: itemsFor(...clients.map((client) => client.referenceNumber)) });
+	async function learned(
+		workflow: ReturnType<typeof deployed>,
+		clients: Array<{ id: string; referenceNumber: string }>,
+	) {
+		const run = await workflow.run({
+			input: itemsFor(...clients.map((client) => client.referenceNumber)),
+		});
 		expect(run.error).toBeUndefined();
 		expect(sent().filter((request) => request.startsWith('GET'))).toEqual(LISTING);
 		sandbox().clearRequests();
@@ -405,8 +493,13 @@ describe('Client > Create or Update, from one production execution to the next',
 		await learned(workflow, [client]);
 
 		const runs = [];
-		for (const [status, review] of [['PROSPECT', '2027-02-28'], ['EXISTING', '2027-03-31']]) {
-			const run = await workflow.run({ input: [{ reference: client.referenceNumber, status, review }] });
+		for (const [status, review] of [
+			['PROSPECT', '2027-02-28'],
+			['EXISTING', '2027-03-31'],
+		]) {
+			const run = await workflow.run({
+				input: [{ reference: client.referenceNumber, status, review }],
+			});
 			runs.push(run);
 
 			expect(run.error).toBeUndefined();
@@ -417,7 +510,12 @@ describe('Client > Create or Update, from one production execution to the next',
 				bearer: sandbox().apiKey,
 				body: { status, referenceNumber: client.referenceNumber, nextReviewDate: review },
 			});
-			expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: status, nextReviewDate: review });
+			expect(run.json[0]).toMatchObject({
+				id: client.id,
+				name: client.name,
+				state: status,
+				nextReviewDate: review,
+			});
 			sandbox().clearRequests();
 		}
 		// Nothing new learned (the same client, a watermark a few seconds on): n8n has nothing to save.
@@ -430,13 +528,21 @@ describe('Client > Create or Update, from one production execution to the next',
 		await learned(workflow, clients);
 		const fresh = newReference();
 
-		const run = await workflow.run({ input: itemsFor(...clients.map((client) => client.referenceNumber), fresh) });
+		const run = await workflow.run({
+			input: itemsFor(...clients.map((client) => client.referenceNumber), fresh),
+		});
 
 		expect(run.error).toBeUndefined();
-		expect(run.json.map((client) => client.id).slice(0, 5)).toEqual(clients.map((client) => client.id));
+		expect(run.json.map((client) => client.id).slice(0, 5)).toEqual(
+			clients.map((client) => client.id),
+		);
 		expect(run.json[5]).toMatchObject({ referenceNumber: fresh, name: 'Ada Lovelace' });
 		expect(sent().sort()).toEqual(
-			['GET /clients changed since 200', 'POST /clients 201', ...clients.map((client) => `PATCH /clients/${client.id} 200`)].sort(),
+			[
+				'GET /clients changed since 200',
+				'POST /clients 201',
+				...clients.map((client) => `PATCH /clients/${client.id} 200`),
+			].sort(),
 		);
 	});
 
@@ -465,11 +571,17 @@ describe('Client > Create or Update, from one production execution to the next',
 		await setReference(current.id, referenceNumber);
 		const before = await stored(previous.id);
 
-		const run = await workflow.run({ input: [{ reference: referenceNumber, review: '2027-04-30' }] });
+		const run = await workflow.run({
+			input: [{ reference: referenceNumber, review: '2027-04-30' }],
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${current.id} 200`]);
-		expect(run.json[0]).toMatchObject({ id: current.id, referenceNumber, nextReviewDate: '2027-04-30' });
+		expect(run.json[0]).toMatchObject({
+			id: current.id,
+			referenceNumber,
+			nextReviewDate: '2027-04-30',
+		});
 		expect(await stored(previous.id)).toEqual(before);
 	});
 
@@ -480,11 +592,16 @@ describe('Client > Create or Update, from one production execution to the next',
 		await setReference(client.id, null);
 		const before = await stored(client.id);
 
-		const run = await workflow.run({ input: [{ reference: client.referenceNumber, review: '2027-05-31' }] });
+		const run = await workflow.run({
+			input: [{ reference: client.referenceNumber, review: '2027-05-31' }],
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['GET /clients changed since 200', 'POST /clients 201']);
-		expect(run.json[0]).toMatchObject({ referenceNumber: client.referenceNumber, name: 'Ada Lovelace' });
+		expect(run.json[0]).toMatchObject({
+			referenceNumber: client.referenceNumber,
+			name: 'Ada Lovelace',
+		});
 		expect(run.json[0].id).not.toBe(client.id);
 		expect(await stored(client.id)).toEqual(before);
 	});
@@ -502,7 +619,9 @@ describe('Client > Create or Update, from one production execution to the next',
 		sandbox().clearRequests();
 		const before = await stored(first.id);
 
-		const run = await workflow.run({ input: [{ reference: referenceNumber, review: '2027-06-30' }] });
+		const run = await workflow.run({
+			input: [{ reference: referenceNumber, review: '2027-06-30' }],
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${second.id} 200`]);
@@ -527,7 +646,9 @@ describe('Client > Create or Update, from one production execution to the next',
 			const before = await stored(previous.id);
 			armed = true;
 
-			const run = await workflow.run({ input: [{ reference: referenceNumber, review: '2027-08-31' }] });
+			const run = await workflow.run({
+				input: [{ reference: referenceNumber, review: '2027-08-31' }],
+			});
 
 			expect(run.error).toBeUndefined();
 			expect(sent()).toEqual([
@@ -539,7 +660,12 @@ describe('Client > Create or Update, from one production execution to the next',
 			]);
 			expect(run.json[0]).toMatchObject({ id: current.id, nextReviewDate: '2027-08-31' });
 			// Only the firm's own change reached it: the number it was given instead.
-			expect(await stored(previous.id)).toEqual({ ...before, referenceNumber: expect.any(String), lastModifiedAt: expect.any(String), updatedAt: expect.any(String) });
+			expect(await stored(previous.id)).toEqual({
+				...before,
+				referenceNumber: expect.any(String),
+				lastModifiedAt: expect.any(String),
+				updatedAt: expect.any(String),
+			});
 		} finally {
 			await proxy.close();
 		}
@@ -549,13 +675,22 @@ describe('Client > Create or Update, from one production execution to the next',
 		const clients = await clientsWithReference(2);
 		const unbatched = deployed();
 		await learned(unbatched, clients);
-		const workflow = deployed(credentials(), { requestOptions: { batching: { batch: { batchSize: 1, batchInterval: 1_200 } } } });
+		const workflow = deployed(credentials(), {
+			requestOptions: { batching: { batch: { batchSize: 1, batchInterval: 1_200 } } },
+		});
 		workflow.overwrite(unbatched.saved());
 
-		const run = await workflow.run({ input: itemsFor(...clients.map((client) => client.referenceNumber)) });
+		const run = await workflow.run({
+			input: itemsFor(...clients.map((client) => client.referenceNumber)),
+		});
 
 		expect(run.error).toBeUndefined();
-		expect(sent()).toEqual(clients.flatMap((client) => ['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]));
+		expect(sent()).toEqual(
+			clients.flatMap((client) => [
+				'GET /clients changed since 200',
+				`PATCH /clients/${client.id} 200`,
+			]),
+		);
 	});
 
 	it('saved data that points at the wrong client is ignored: the client that has the number is updated', async () => {
@@ -565,12 +700,16 @@ describe('Client > Create or Update, from one production execution to the next',
 		// Each entry is a 12-character key and a client ID: give the holder's key the other client.
 		const index = workflow.saved().referenceIndex as { clients: string[] };
 		const swapped = index.clients.map((entry) =>
-			entry.endsWith(holder.id) ? entry.replace(holder.id, other.id) : entry.replace(other.id, holder.id),
+			entry.endsWith(holder.id)
+				? entry.replace(holder.id, other.id)
+				: entry.replace(other.id, holder.id),
 		);
 		workflow.overwrite({ referenceIndex: { ...index, clients: swapped } });
 		const before = await stored(other.id);
 
-		const run = await workflow.run({ input: [{ reference: holder.referenceNumber, review: '2027-07-31' }] });
+		const run = await workflow.run({
+			input: [{ reference: holder.referenceNumber, review: '2027-07-31' }],
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${holder.id} 200`]);
@@ -584,14 +723,21 @@ describe('Client > Create or Update, from one production execution to the next',
 		await learned(workflow, [client]);
 		const saved = workflow.saved();
 
-		const otherKey = credentialsFor({ ...sandbox(), apiKey: sandbox().createApiKey({ name: 'Another integration' }) });
+		const otherKey = credentialsFor({
+			...sandbox(),
+			apiKey: sandbox().createApiKey({ name: 'Another integration' }),
+		});
 		const withOtherKey = deployed(otherKey);
 		withOtherKey.overwrite(saved);
-		expect((await withOtherKey.run({ input: itemsFor(client.referenceNumber) })).json[0].id).toBe(client.id);
+		expect((await withOtherKey.run({ input: itemsFor(client.referenceNumber) })).json[0].id).toBe(
+			client.id,
+		);
 		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
 		sandbox().clearRequests();
 
-		const otherFirm = deployed(credentialsFor({ ...sandbox(), apiKey: sandbox().otherFirm.apiKey }));
+		const otherFirm = deployed(
+			credentialsFor({ ...sandbox(), apiKey: sandbox().otherFirm.apiKey }),
+		);
 		otherFirm.overwrite(saved);
 		const run = await otherFirm.run({ input: itemsFor(client.referenceNumber) });
 		expect(run.json[0].id).not.toBe(client.id);
@@ -603,27 +749,35 @@ describe('Client > Create or Update, from one production execution to the next',
 		['another format', { format: 2 }],
 		['an edited character', 'edit'],
 		['no seal', 'unsealed'],
-	])('corrupt saved data (%s) is ignored, then replaced by a sound index', async (_, corruption) => {
-		const [client] = await clientsWithReference(1);
-		const workflow = deployed();
-		await learned(workflow, [client]);
-		const index = workflow.saved().referenceIndex as { clients: string[]; mac: string };
-		const corrupt =
-			corruption === 'edit'
-				? { ...index, clients: index.clients.map((entry) => entry.replace(/^./, (first) => (first === 'A' ? 'B' : 'A'))) }
-				: corruption === 'unsealed'
-					? { ...index, mac: undefined }
-					: corruption;
-		workflow.overwrite({ referenceIndex: corrupt });
+	])(
+		'corrupt saved data (%s) is ignored, then replaced by a sound index',
+		async (_, corruption) => {
+			const [client] = await clientsWithReference(1);
+			const workflow = deployed();
+			await learned(workflow, [client]);
+			const index = workflow.saved().referenceIndex as { clients: string[]; mac: string };
+			const corrupt =
+				corruption === 'edit'
+					? {
+							...index,
+							clients: index.clients.map((entry) =>
+								entry.replace(/^./, (first) => (first === 'A' ? 'B' : 'A')),
+							),
+						}
+					: corruption === 'unsealed'
+						? { ...index, mac: undefined }
+						: corruption;
+			workflow.overwrite({ referenceIndex: corrupt });
 
-		const run = await workflow.run({ input: itemsFor(client.referenceNumber) });
+			const run = await workflow.run({ input: itemsFor(client.referenceNumber) });
 
-		expect(run.error).toBeUndefined();
-		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
-		sandbox().clearRequests();
-		await workflow.run({ input: itemsFor(client.referenceNumber) });
-		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
-	});
+			expect(run.error).toBeUndefined();
+			expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+			sandbox().clearRequests();
+			await workflow.run({ input: itemsFor(client.referenceNumber) });
+			expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
+		},
+	);
 
 	it('a manual execution, from the editor, goes the way it always did and leaves the saved index alone', async () => {
 		const [client] = await clientsWithReference(1);
@@ -666,13 +820,20 @@ describe('Client > Create or Update, from one production execution to the next',
 			const saved = JSON.stringify(workflow.saved());
 			expect(saved.length).toBeLessThan(100_000);
 			// The index holds fewer clients than the firm's 2,400 or so reference numbers.
-			expect((workflow.saved().referenceIndex as { clients: string[] }).clients.length).toBeLessThan(firm.filter((client) => client.referenceNumber).length);
+			expect(
+				(workflow.saved().referenceIndex as { clients: string[] }).clients.length,
+			).toBeLessThan(firm.filter((client) => client.referenceNumber).length);
 			large.clearRequests();
-			const run = await workflow.run({ input: itemsFor(...asked.map((client) => client.referenceNumber as string)) });
+			const run = await workflow.run({
+				input: itemsFor(...asked.map((client) => client.referenceNumber as string)),
+			});
 			expect(run.json.map((client) => client.id)).toEqual(asked.map((client) => client.id));
-			expect(large.requests().map(({ method, path }) => `${method} ${path}`).sort()).toEqual(
-				['GET /clients', ...asked.map((client) => `PATCH /clients/${client.id}`)].sort(),
-			);
+			expect(
+				large
+					.requests()
+					.map(({ method, path }) => `${method} ${path}`)
+					.sort(),
+			).toEqual(['GET /clients', ...asked.map((client) => `PATCH /clients/${client.id}`)].sort());
 		} finally {
 			await large.close();
 		}
@@ -694,18 +855,29 @@ describe('Client > Create or Update, from one production execution to the next',
 		const workflow = deployed();
 		await learned(workflow, [client, ...batch]);
 		// More than two pages of changes (400 and more) since the last execution.
-		const others = (await listAll(sandbox())).filter((other) => ![client, ...batch].some((known) => known.id === other.id));
-		for (const other of others.slice(0, 401)) await serviceCall(sandbox(), 'PATCH', `/clients/${other.id}`, { nextReviewDate: '2030-01-31' });
+		const others = (await listAll(sandbox())).filter(
+			(other) => ![client, ...batch].some((known) => known.id === other.id),
+		);
+		for (const other of others.slice(0, 401))
+			await serviceCall(sandbox(), 'PATCH', `/clients/${other.id}`, {
+				nextReviewDate: '2030-01-31',
+			});
 		sandbox().clearRequests();
 
 		const one = await workflow.run({ input: itemsFor(client.referenceNumber) });
 
 		expect(one.error).toBeUndefined();
-		expect(sent()).toEqual(['GET /clients changed since 200', `GET /clients/${client.id} 200`, `PATCH /clients/${client.id} 200`]);
+		expect(sent()).toEqual([
+			'GET /clients changed since 200',
+			`GET /clients/${client.id} 200`,
+			`PATCH /clients/${client.id} 200`,
+		]);
 		sandbox().clearRequests();
 
 		// Three items waiting: the two pages left of the changes cost less than three reads.
-		const three = await workflow.run({ input: itemsFor(...batch.map((known) => known.referenceNumber)) });
+		const three = await workflow.run({
+			input: itemsFor(...batch.map((known) => known.referenceNumber)),
+		});
 
 		expect(three.json.map((updated) => updated.id)).toEqual(batch.map((known) => known.id));
 		expect(sent().sort()).toEqual(

@@ -1,0 +1,13 @@
+// n8n-nodes-starter's Prettier settings (https://prettier.io/docs/en/options.html).
+module.exports = {
+	semi: true,
+	trailingComma: 'all',
+	bracketSpacing: true,
+	useTabs: true,
+	tabWidth: 2,
+	arrowParens: 'always',
+	singleQuote: true,
+	quoteProps: 'as-needed',
+	endOfLine: 'lf',
+	printWidth: 100,
+};
