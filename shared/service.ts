@@ -1,7 +1,7 @@
 /* What the credentials and both nodes share: the API version header, and base URLs safe to receive credentials. */
 
-/** The only version the service accepts (spec §9). */
-export const API_VERSION = '1.0.0';
+/** The only version the service accepts. */
+const API_VERSION = '1.0.0';
 
 export const SERVICE_HEADERS = {
 	'accept-version': API_VERSION,

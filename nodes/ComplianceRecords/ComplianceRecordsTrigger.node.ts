@@ -15,7 +15,7 @@ import {
 	REVIEW_DUE_WITHIN,
 	reviewWindow,
 } from './helpers/dates';
-import { outputFor } from './helpers/output';
+import { shaperFor } from './helpers/output';
 import { PollBudget } from './trigger/budget';
 import { triggerProperties } from './trigger/description';
 import {
@@ -85,19 +85,17 @@ export class ComplianceRecordsTrigger implements INodeType {
 			event === 'reviewDue'
 				? checkReviewDays(this.getNodeParameter('days'), this.getNode())
 				: undefined;
-		const { fetchFullClient: fetchFull = false } = this.getNodeParameter(
-			'options',
-			{},
-		) as IDataObject;
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const fetchesFullClient = options.fetchFullClient === true;
 
 		const simplified = this.getNodeParameter('simplify', false) === true;
-		const output = outputFor(
-			simplified ? { mode: 'simplified', keep: EVENT_FIELDS[event] } : { mode: 'raw' },
-			fetchFull ? 'client' : 'clientListItem',
+		const output = shaperFor(
+			simplified ? { mode: 'simple', keep: EVENT_FIELDS[event] } : { mode: 'raw' },
+			fetchesFullClient ? 'client' : 'clientListItem',
 		);
 		const budget = new PollBudget(this);
 		// What an emitted client is: the list item as listed, or the full client (a request each).
-		const fullClient = fetchFull
+		const fullClient = fetchesFullClient
 			? async (client: Client) => await fetchFullClient.call(this, budget, client.id)
 			: undefined;
 

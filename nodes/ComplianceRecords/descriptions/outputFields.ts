@@ -21,7 +21,7 @@ const clientListItemFields = [
 const byName = (options: INodePropertyOptions[]) =>
 	[...options].sort((a, b) => a.name.localeCompare(b.name));
 
-/** The service's fields of each record (spec §2) that Selected Fields offers, but the ID. */
+/** The service's fields of each record that Selected Fields offers, but the ID. */
 const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
 	clientListItem: clientListItemFields,
 	client: byName([

@@ -13,13 +13,13 @@ export function invalid(at: InputPosition, message: string, description: string)
 	throw itemError(at.node, at.itemIndex, message, description);
 }
 
-export function text(value: unknown): string {
+export function trimmedText(value: unknown): string {
 	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 }
 
 /** A value the operation cannot do without, trimmed. */
 export function checkRequired(value: unknown, label: string, at: InputPosition): string {
-	const given = text(value);
+	const given = trimmedText(value);
 	if (!given) {
 		invalid(
 			at,
@@ -54,7 +54,7 @@ export function checkLimit(value: unknown, at: InputPosition): number {
 }
 
 export function checkEmail(value: unknown, label: string, at: InputPosition): string {
-	const email = text(value);
+	const email = trimmedText(value);
 	if (!/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(email)) {
 		invalid(
 			at,

@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { itemError } from '../transport/errors';
-import { type InputPosition, invalid, text } from './checks';
+import { type InputPosition, invalid, trimmedText } from './checks';
 
 export const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -231,7 +231,7 @@ export function checkInstant(
 		if (Number.isNaN(time)) refuse(String(value));
 		return new Date(time).toISOString();
 	}
-	const given = text(value);
+	const given = trimmedText(value);
 	const written = writtenDateTime(given);
 	const [year, month, day, hour, minute, second] = [
 		'year',

@@ -9,9 +9,9 @@ import { itemError } from '../transport/errors';
 import { serviceRequest } from '../transport/request';
 import { executionPacer, sharedInExecution } from './execution';
 
-/* The firm record (spec §2.6): the dropdowns' choices, and the names an expression may give instead of IDs. */
+/* The firm record (GET /firm): the dropdowns' choices, and the names an expression may give instead of IDs. */
 
-export interface StaffMember {
+interface StaffMember {
 	id: string;
 	firstName: string;
 	lastName: string;
@@ -79,7 +79,7 @@ export const MANAGER: FirmReference = {
 };
 
 /** A service value such as `COST_CENTRE` in words ("Cost centre"). */
-const inWords = (value: string) =>
+const typeInWords = (value: string) =>
 	value.charAt(0).toUpperCase() + value.slice(1).toLowerCase().replace(/_/g, ' ');
 
 export const BUSINESS_UNIT: FirmReference = {
@@ -88,7 +88,7 @@ export const BUSINESS_UNIT: FirmReference = {
 	label: 'Business Unit',
 	plural: 'business units',
 	choices: (firm) =>
-		firm.businessUnits.map(({ id, name, type }) => ({ id, name, description: inWords(type) })),
+		firm.businessUnits.map(({ id, name, type }) => ({ id, name, description: typeInWords(type) })),
 };
 
 export const SERVICE: FirmReference = {

@@ -11,7 +11,7 @@ import type {
 import { itemError } from '../transport/errors';
 import { type FetchPage, listPageOf, pages } from '../transport/paging';
 import { checkLimit, MAX_OUTPUT_ITEMS } from './checks';
-import { type RecordKind, recordOutput } from './output';
+import { type RecordKind, shaperOf } from './output';
 import { operationError, paginationRouting, routedRequest, routedSend } from './routing';
 
 /* Every Get Many: cursor paging through n8n's routing, Return All or Limit, one output item per record. */
@@ -74,7 +74,7 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 					itemIndex: this.getItemIndex(),
 				});
 		const keep = filter?.call(this);
-		const output = recordOutput(this, kind);
+		const output = shaperOf(this, kind);
 		const items: INodeExecutionData[] = [];
 		try {
 			const listed = pages(routedPages(this, requestData, requestData.options.qs), {

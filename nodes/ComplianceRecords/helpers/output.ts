@@ -10,10 +10,10 @@ import { isObject } from '../transport/answers';
 export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisation' | 'firm';
 
 /** Simplify's flat fields (`keep` chosen first), the service's record, or the fields chosen and the ID. */
-export type Output =
-	| { mode: 'simplified'; keep?: string[] }
+export type OutputChoice =
+	| { mode: 'simple'; keep?: string[] }
 	| { mode: 'raw' }
-	| { mode: 'selected'; fields: string[] };
+	| { mode: 'fields'; fields: string[] };
 
 const textOrNull = (value: unknown): string | null =>
 	typeof value === 'string' && value.trim() !== '' ? value : null;
@@ -47,7 +47,7 @@ function dateOfBirth(birth: unknown): string | null {
 	return `${birth.year}-${pad(birth.month)}-${pad(birth.day)}`;
 }
 
-/** A client's flat fields in output order; a list item has no partner or manager to name (spec §2.2). */
+/** A client's flat fields in output order; a list item has no partner or manager to name. */
 function flatClient(client: IDataObject, listItem: boolean): IDataObject {
 	const determination = isObject(client.lastAmlDetermination) ? client.lastAmlDetermination : {};
 	return {
@@ -127,7 +127,7 @@ const CLIENT_FIELDS_BY_USE = [
 	'lastModifiedAt',
 ];
 
-function simplified(kind: RecordKind, record: IDataObject, keep: string[] = []): IDataObject {
+function simpleRecord(kind: RecordKind, record: IDataObject, keep: string[] = []): IDataObject {
 	const flat = flatteners[kind](record);
 	const byUse =
 		kind === 'client' || kind === 'clientListItem' ? CLIENT_FIELDS_BY_USE : Object.keys(flat);
@@ -140,20 +140,23 @@ function simplified(kind: RecordKind, record: IDataObject, keep: string[] = []):
 }
 
 /** The record as the service sent it, narrowed to the chosen fields and its ID, in the record's order. */
-function selected(record: IDataObject, fields: string[]): IDataObject {
+function recordWithFields(record: IDataObject, fields: string[]): IDataObject {
 	const kept = new Set(['id', ...fields]);
 	return Object.fromEntries(Object.entries(record).filter(([field]) => kept.has(field)));
 }
 
 /** What a node outputs for each record the service answered; anything not an object is left as it is. */
-export function outputFor(output: Output, kind: RecordKind): (record: IDataObject) => IDataObject {
+export function shaperFor(
+	choice: OutputChoice,
+	kind: RecordKind,
+): (record: IDataObject) => IDataObject {
 	return (record) => {
 		if (!isObject(record)) return record;
-		switch (output.mode) {
-			case 'simplified':
-				return simplified(kind, record, output.keep);
-			case 'selected':
-				return selected(record, output.fields);
+		switch (choice.mode) {
+			case 'simple':
+				return simpleRecord(kind, record, choice.keep);
+			case 'fields':
+				return recordWithFields(record, choice.fields);
 			case 'raw':
 				return record;
 		}
@@ -169,32 +172,32 @@ function fieldNames(value: unknown): string[] {
 }
 
 /** Output where the node runs as a tool (descriptions/outputFields.ts), else Simplify; version 1 has neither. */
-function outputOf(context: IExecuteSingleFunctions): Output {
+function outputChoiceOf(context: IExecuteSingleFunctions): OutputChoice {
 	switch (context.getNodeParameter('output', '')) {
 		case 'simple':
-			return { mode: 'simplified' };
+			return { mode: 'simple' };
 		case 'raw':
 			return { mode: 'raw' };
 		case 'fields':
-			return { mode: 'selected', fields: fieldNames(context.getNodeParameter('fields', [])) };
+			return { mode: 'fields', fields: fieldNames(context.getNodeParameter('fields', [])) };
 		default:
 			return context.getNodeParameter('simplify', false) === true
-				? { mode: 'simplified' }
+				? { mode: 'simple' }
 				: { mode: 'raw' };
 	}
 }
 
-export function recordOutput(
+export function shaperOf(
 	context: IExecuteSingleFunctions,
 	kind: RecordKind,
 ): (record: IDataObject) => IDataObject {
-	return outputFor(outputOf(context), kind);
+	return shaperFor(outputChoiceOf(context), kind);
 }
 
-/** The postReceive step of an operation answering one record: {@link recordOutput}. */
-export function outputStep(kind: RecordKind): PostReceiveAction {
+/** The postReceive step of an operation answering one record: {@link shaperOf}. */
+export function shapedOutputStep(kind: RecordKind): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]) {
-		const output = recordOutput(this, kind);
+		const output = shaperOf(this, kind);
 		return items.map((item) => ({ ...item, json: output(item.json) }));
 	};
 }

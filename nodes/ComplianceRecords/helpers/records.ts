@@ -39,7 +39,7 @@ export const recordUrlPattern = (record: RecordParameter) =>
 	`^\\s*https?://[^\\s/?#]+(?:/[^\\s?#]*)?/${record.collection}/([^\\s/?#]+)/?(?:[?#]\\S*)?\\s*$`;
 
 /** The ID in a record's URL, decoded; any other URL is refused, naming the field, before anything is sent. */
-export function idInRecordUrl(
+function idInRecordUrl(
 	url: unknown,
 	record: RecordParameter,
 	node: INode,

@@ -22,7 +22,7 @@ import {
 	prepareRequest,
 } from '../transport/request';
 import { executionPacer } from './execution';
-import { outputStep, type RecordKind } from './output';
+import { shapedOutputStep, type RecordKind } from './output';
 import { fieldNameOf, recordIdOf, recordUrl, type RecordParameter } from './records';
 
 /**
@@ -63,7 +63,7 @@ async function failOnErrorStatus(
 }
 
 /** What an operation's errors name: the record it is about, and its resource's words. */
-export interface ErrorSubject {
+interface ErrorSubject {
 	record?: RecordParameter;
 	wording?: OperationWording;
 }
@@ -157,7 +157,7 @@ export function recordRouting({
 			postReceive: [
 				failOnErrorStatus,
 				{ type: 'rootProperty', properties: { property: 'data' } },
-				outputStep(kind),
+				shapedOutputStep(kind),
 			],
 		},
 		operations: { pagination: sendRecord({ record, wording }) },

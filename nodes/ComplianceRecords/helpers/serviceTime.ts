@@ -1,7 +1,7 @@
 /* The service's time from its answers' `Date`, and the watermark after a listing, for the trigger and
  * Create or Update. Why each rule holds: docs/trigger.md ("How a poll works"). */
 
-/** How long a change may take to appear in the list after the `lastModifiedAt` it carries (not in the spec). */
+/** How long a change may take to appear in the list after the `lastModifiedAt` it carries (the service does not document it). */
 export const COMMIT_LAG_MS = 5_000;
 
 export interface Sighting {
@@ -11,7 +11,7 @@ export interface Sighting {
 	lateness: number;
 }
 
-export const DATE_RESOLUTION_MS = 1_000;
+const DATE_RESOLUTION_MS = 1_000;
 
 /** RFC 9110's preferred format (IMF-fixdate), the one origin servers generate. */
 const IMF_FIXDATE =

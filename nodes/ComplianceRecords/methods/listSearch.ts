@@ -13,7 +13,7 @@ import { serviceRequest } from '../transport/request';
  * matches (costs: README, "Picking a client or individual"). */
 
 /** Enough matches to make the editor's list scroll: n8n asks for more only at its end. */
-export const SCREENFUL = 20;
+const SCREENFUL = 20;
 
 const wordsOf = (text: string) =>
 	text

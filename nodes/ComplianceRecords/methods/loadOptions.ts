@@ -9,7 +9,7 @@ import {
 	SERVICE,
 } from '../helpers/firm';
 
-/** The dropdowns of the client fields, all filled from GET /firm (spec §2.6), sorted by name. */
+/** The dropdowns of the client fields, all filled from GET /firm, sorted by name. */
 async function optionsOf(
 	context: ILoadOptionsFunctions,
 	reference: FirmReference,

@@ -18,7 +18,7 @@ import {
 import type { Authentication } from './request';
 
 /** A message about one input item ends in `[item N]` (n8n's UX guidelines); a poll's has no item. */
-export function withItem(message: string, itemIndex: number | undefined): string {
+function withItem(message: string, itemIndex: number | undefined): string {
 	return itemIndex === undefined ? message : `${message} [item ${itemIndex}]`;
 }
 
@@ -86,7 +86,7 @@ const plural = (count: number, unit: string) =>
 	`${count.toLocaleString('en-US')} ${unit}${count === 1 ? '' : 's'}`;
 
 /** A wait in words: "7 seconds", "15 minutes", "2 hours". */
-export function inWords(ms: number): string {
+function waitInWords(ms: number): string {
 	const seconds = Math.ceil(ms / 1000);
 	if (seconds < 120) return plural(seconds, 'second');
 	const minutes = Math.round(seconds / 60);
@@ -166,7 +166,7 @@ function explainAnswer(
 function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string {
 	if (sending?.declined?.byPoll)
 		return 'The trigger keeps its place and tries again at a later poll.';
-	const wait = askedMs === undefined ? 'Wait a few minutes' : `Wait ${inWords(askedMs)}`;
+	const wait = askedMs === undefined ? 'Wait a few minutes' : `Wait ${waitInWords(askedMs)}`;
 	return `${wait} and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.`;
 }
 
@@ -174,9 +174,9 @@ function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string
 function triesTold({ tries, declined }: Sending): string | undefined {
 	if (declined) {
 		const allowed = declined.byPoll
-			? `this poll had ${inWords(declined.allowedMs)} left`
-			: `the node waits at most ${inWords(declined.allowedMs)}`;
-		return `It asked to wait ${inWords(declined.askedMs)} before the next request; ${allowed}.`;
+			? `this poll had ${waitInWords(declined.allowedMs)} left`
+			: `the node waits at most ${waitInWords(declined.allowedMs)}`;
+		return `It asked to wait ${waitInWords(declined.askedMs)} before the next request; ${allowed}.`;
 	}
 	return tries > 1
 		? `The node sent the request ${tries} times, waiting between tries, and it failed each time.`
@@ -207,7 +207,7 @@ function mayHaveActed(
 const asSentence = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
 
 /** Turns a service answer with an error status into the error the user sees: a short title, the service's words and what to do in the description. */
-export function answerError(
+function answerError(
 	node: INode,
 	answer: ServiceAnswer,
 	context: ErrorContext,

@@ -20,10 +20,10 @@ import {
 export const MAX_IN_FLIGHT = 32;
 
 /** The most times one request is sent. */
-export const MAX_TRIES = 5;
+const MAX_TRIES = 5;
 
 /** The longest the node waits before sending a request again; a service asking for more fails the request at once. */
-export const MAX_WAIT_MS = 60_000;
+const MAX_WAIT_MS = 60_000;
 
 /** The first wait without a `Retry-After`, doubled at each try (with jitter). */
 const FIRST_BACKOFF_MS = 1_000;

@@ -2,10 +2,10 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { itemError } from './errors';
 
-/** The service's largest page (spec §8): the fewest requests. */
+/** The service's largest page: the fewest requests. */
 export const MAX_PAGE_SIZE = 200;
 
-/** A list response (spec §2.7). */
+/** A list response: the records, the total, the next page's cursor. */
 export interface ListPage<T = IDataObject> {
 	data: T[];
 	meta: { total: number; next_cursor?: string };
@@ -18,7 +18,7 @@ export type FetchPage<T = IDataObject> = (query: {
 }) => Promise<ListPage<T>>;
 
 /** One page as the loop hands it on: its records, the cursor of the page after it if any, and the list's total. */
-export interface Page<T = IDataObject> {
+interface Page<T = IDataObject> {
 	records: T[];
 	next?: string;
 	total?: number;
@@ -26,7 +26,7 @@ export interface Page<T = IDataObject> {
 
 /**
  * The one cursor-paging loop (Get Many, lookups, the trigger): until `wanted` records came, at
- * most 200 a request. It stops at an empty page or one without `next_cursor` (spec §4.5), never
+ * most 200 a request. It stops at an empty page or one without `next_cursor` (the service's paging rules), never
  * at `meta.total`, a count that records changing while paging would make wrong.
  */
 export async function* pages<T = IDataObject>(

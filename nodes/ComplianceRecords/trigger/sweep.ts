@@ -20,12 +20,12 @@ export interface Sweep {
 	firstEvaluation: number;
 	/** The key of the last client of the last page handled whole. */
 	last?: string;
-	/** After a refused cursor: replay up to and including this client key (see cursor.ts). */
+	/** After a refused cursor: replay up to and including this client key. */
 	replayUntil?: string;
 }
 
-/** A listed client; `replayed` while a sweep lists again what it had passed (see cursor.ts). */
-export interface ListedClient {
+/** A listed client; `replayed` while a sweep lists again what it had passed. */
+interface ListedClient {
 	client: Client;
 	replayed: boolean;
 }

@@ -20,7 +20,7 @@ export const routing = recordRouting({
 	wording: clientWording,
 });
 
-/** The client fields the service lets an update set to null (spec §4.1). */
+/** The client fields the service lets an update set to null. */
 const clearable: ClearableFields = [
 	{ name: 'Business Unit', value: 'businessUnitId' },
 	{ name: 'Manager', value: 'managerId' },

@@ -17,7 +17,7 @@ export const routing = recordRouting({
 	kind: 'individual',
 });
 
-/** The individual fields the service lets an update set to null (spec §4.3). */
+/** The individual fields the service lets an update set to null. */
 const clearable: ClearableFields = [
 	{ name: 'Date of Birth', value: 'birth' },
 	{ name: 'Email', value: 'email' },

@@ -20,7 +20,7 @@ import {
  * determination moves lastModifiedAt; each event has its own time. */
 
 /** How far back, by the host's clock, a first poll records changes as known when the service sends no `Date`. */
-export const FIRST_POLL_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+const FIRST_POLL_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 
 /** When a client's event happened (epoch ms), or undefined when it has none. */
 export type EventTime = (context: IPollFunctions, client: Client) => number | undefined;
@@ -72,11 +72,12 @@ export async function pollChanges(
 	const state = saved ?? (await firstListing.call(this, budget));
 	const { cursor } = state;
 	const sweptSeen = state.sweep?.seen ?? new Map();
-	const floor = watermarkAfter(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
-	// A first listing that takes more polls records only what changed before its floor: a change at
+	const activationFloor = watermarkAfter(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
+	// A first listing that takes more polls records only what changed before its activationFloor: a change at
 	// or after it may have come after activation, and is emitted.
 	const recording = saved === undefined || state.sweep?.recording === true;
-	const predatesActivation = (time: number) => saved === undefined || (recording && time < floor);
+	const predatesActivation = (time: number) =>
+		saved === undefined || (recording && time < activationFloor);
 
 	const emitted: Array<{ client: Client; time: number }> = [];
 	const handled: HandledChange[] = [];
@@ -94,8 +95,8 @@ export async function pollChanges(
 			.filter(
 				(event): event is { client: Client; replayed: boolean; time: number } =>
 					event.time !== undefined &&
-					// listed again after a refused cursor: below the floor, it was handled before
-					!(event.replayed && event.time < floor) &&
+					// listed again after a refused cursor: below the activationFloor, it was handled before
+					!(event.replayed && event.time < activationFloor) &&
 					isNewChange(cursor, event.client.id, event.time, [sweptSeen, handledInPoll]),
 			)
 			.sort((a, b) => a.time - b.time || a.client.id.localeCompare(b.client.id));

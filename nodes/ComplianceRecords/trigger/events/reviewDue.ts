@@ -50,9 +50,12 @@ export async function pollReviewDue(
 	// A first scan that takes more polls records only clients unchanged since before its floor: one
 	// changed at or after it may have moved into the window after activation, and is emitted.
 	const recording = saved === undefined || resumed?.recording === true;
-	const floor = watermarkAfter(saved?.since ?? -Infinity, resumed?.firstEvaluation ?? -Infinity);
+	const activationFloor = watermarkAfter(
+		saved?.since ?? -Infinity,
+		resumed?.firstEvaluation ?? -Infinity,
+	);
 	const predatesActivation = (client: Client) =>
-		saved === undefined || (recording && Date.parse(client.lastModifiedAt) < floor);
+		saved === undefined || (recording && Date.parse(client.lastModifiedAt) < activationFloor);
 
 	const emitted: Client[] = [];
 	let progressed = false;

@@ -9,7 +9,6 @@ import { listSearch } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { createClient, listAll } from '../../../helpers/serviceApi';
 import { PAGES_PER_SEARCH } from '../../../../nodes/ComplianceRecords/helpers/records';
-import { SCREENFUL } from '../../../../nodes/ComplianceRecords/methods/listSearch';
 
 // 1,250 clients: six full pages of 200 and a last one of 50.
 const { sandbox, credentials } = useSandbox({ clients: 1250 });
@@ -143,7 +142,7 @@ describe('Client: From List', () => {
 		const clients = await listAll(sandbox());
 		const trusts = clients.map(clientItem).filter((item) => found(item.name, 'family', 'trust'));
 		const pageOfTheScreenful = Math.ceil(
-			(clients.findIndex((client) => client.id === trusts[SCREENFUL - 1].value) + 1) / 200,
+			(clients.findIndex((client) => client.id === trusts[19].value) + 1) / 200,
 		);
 		expect(pageOfTheScreenful).toBeLessThan(PAGES_PER_SEARCH);
 
@@ -151,7 +150,7 @@ describe('Client: From List', () => {
 
 		expect(calls[0].cursors).toHaveLength(pageOfTheScreenful);
 		expect(calls[0].result.results).toEqual(trusts.slice(0, calls[0].result.results.length));
-		expect(calls[0].result.results.length).toBeGreaterThanOrEqual(SCREENFUL);
+		expect(calls[0].result.results.length).toBeGreaterThanOrEqual(20);
 		expect(every(calls)).toEqual(trusts);
 		expect(calls.every((call) => call.cursors.length <= PAGES_PER_SEARCH)).toBe(true);
 		expect(new Set(calls.flatMap((call) => call.cursors)).size).toBe(7); // every page once

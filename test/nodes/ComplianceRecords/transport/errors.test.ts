@@ -3,7 +3,12 @@ import { ERROR_FORMATS, type ErrorFormat } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { inspect } from 'node:util';
 
-import { answerError } from '../../../../nodes/ComplianceRecords/transport/errors';
+import type { ServiceAnswer } from '../../../../nodes/ComplianceRecords/transport/answers';
+import {
+	type ErrorContext,
+	requestError,
+} from '../../../../nodes/ComplianceRecords/transport/errors';
+import { ErrorStatus } from '../../../../nodes/ComplianceRecords/transport/failures';
 import { connectOAuth2, CredentialStore, runNode } from '../../../helpers';
 import { answeredMessage, serviceSaid, useSandbox } from '../../../helpers/sandbox';
 import { clientIds, serviceCall } from '../../../helpers/serviceApi';
@@ -333,10 +338,11 @@ describe('What an error must never show', () => {
 		position: [0, 0] as [number, number],
 		parameters: {},
 	};
+	const answerError = (answer: ServiceAnswer, context: ErrorContext) =>
+		requestError(node, new ErrorStatus(answer), context);
 
 	it('a credential the service echoes back', () => {
 		const error = answerError(
-			node,
 			{
 				status: 401,
 				body: { message: 'Key sk_live_123456 is not valid (Authorization: Bearer sk_live_123456)' },
@@ -354,7 +360,6 @@ describe('What an error must never show', () => {
 
 	it('more than 300 characters of it, nor any of it in the title', () => {
 		const error = answerError(
-			node,
 			{ status: 400, body: `${'x'.repeat(1000)}`, headers: {} },
 			{ authentication: 'apiKey', secrets: [] },
 		);

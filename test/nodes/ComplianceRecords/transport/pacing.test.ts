@@ -1,6 +1,5 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { MAX_IN_FLIGHT, MAX_TRIES } from '../../../../nodes/ComplianceRecords/transport/pacing';
 import { runNode } from '../../../helpers';
 import { serviceSaid, useSandbox } from '../../../helpers/sandbox';
 import { clientIds, lastNameOf } from '../../../helpers/serviceApi';
@@ -75,15 +74,15 @@ describe('A bulk Create behind a rate limit', () => {
 		expect(during).toEqual([]);
 	});
 
-	it(`keeps at most ${MAX_IN_FLIGHT} requests in flight, all of them in use while the service is slow`, async () => {
+	it('keeps at most 32 requests in flight, all of them in use while the service is slow', async () => {
 		sandbox().setLimits({ latencyMs: 100 });
-		const input = newClients(5 * MAX_IN_FLIGHT);
+		const input = newClients(5 * 32);
 
 		const run = await runNode({ credentials: credentials(), parameters: create, input });
 
 		expect(run.error).toBeUndefined();
 		expect(createdCounts().size).toBe(input.length);
-		expect(sandbox().traffic().maxInFlight).toBe(MAX_IN_FLIGHT);
+		expect(sandbox().traffic().maxInFlight).toBe(32);
 	});
 
 	it("keeps n8n's Batching: items per batch, and the interval between batches", async () => {
@@ -257,7 +256,7 @@ describe('What is sent again, and what never is', () => {
 		);
 	});
 
-	it(`gives up after ${MAX_TRIES} tries, saying so`, async () => {
+	it('gives up after 5 tries, saying so', async () => {
 		sandbox().injectFaults({ count: 100, status: 429, retryAfterSeconds: 0, path: '/firm' });
 
 		const run = await runNode({
@@ -265,16 +264,16 @@ describe('What is sent again, and what never is', () => {
 			parameters: { resource: 'firm', operation: 'get' },
 		});
 
-		expect(sandbox().requests()).toHaveLength(MAX_TRIES);
+		expect(sandbox().requests()).toHaveLength(5);
 		expect(run.error?.message).toBe('The service is receiving too many requests [item 0]');
 		expect(run.error?.description).toContain(
-			`The node sent the request ${MAX_TRIES} times, waiting between tries, and it failed each time.`,
+			'The node sent the request 5 times, waiting between tries, and it failed each time.',
 		);
 	});
 
 	it('a Retry-After beyond the wait the node makes fails at once, with how long it asked; the other items are not sent', async () => {
 		sandbox().setLimits({ rateLimit: { requests: 1, perSeconds: 3_600, burst: 1 } });
-		const input = newClients(3 * MAX_IN_FLIGHT);
+		const input = newClients(3 * 32);
 
 		const started = performance.now();
 		const run = await runNode({
@@ -295,7 +294,7 @@ describe('What is sent again, and what never is', () => {
 			);
 		}
 		// Only those in flight when the service first refused were sent; the rest never left.
-		expect(posts().length).toBeLessThanOrEqual(MAX_IN_FLIGHT + 1);
+		expect(posts().length).toBeLessThanOrEqual(32 + 1);
 		expect(createdCounts().size).toBe(1);
 	});
 

@@ -1,6 +1,5 @@
 import {
 	COMMIT_LAG_MS,
-	DATE_RESOLUTION_MS,
 	firstEvaluationBound,
 	serviceTimeFromDate,
 	type Sighting,
@@ -61,7 +60,7 @@ describe('the watermark after a listing', () => {
 describe("the service's time from its Date header", () => {
 	it('is the Date less the round trip and its one-second resolution', () => {
 		expect(serviceTimeFromDate('Sat, 21 Nov 2026 10:00:07 GMT', 120.4)).toBe(
-			Date.parse('2026-11-21T10:00:07Z') - 121 - DATE_RESOLUTION_MS,
+			Date.parse('2026-11-21T10:00:07Z') - 121 - 1000,
 		);
 	});
 

@@ -8,7 +8,7 @@ import type {
 
 import { checkRequired } from '../../../helpers/checks';
 import { sharedInExecution } from '../../../helpers/execution';
-import { recordOutput } from '../../../helpers/output';
+import { shaperOf } from '../../../helpers/output';
 import { operationError, routedRequest, routedSend } from '../../../helpers/routing';
 import { serviceTimeFromDate } from '../../../helpers/serviceTime';
 import { headerOf, type ServiceAnswer } from '../../../transport/answers';
@@ -71,7 +71,7 @@ function changedHands(
 }
 
 /** Whether `holder` has the reference number now, read from the service (one GET). */
-async function holds(
+async function holdsReference(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	index: ClientsByReference,
@@ -100,7 +100,7 @@ async function createdOrUpdated(
 	shared: ExecutionIndex,
 ): Promise<IDataObject> {
 	const { index } = shared;
-	// An update cannot change the entity (spec §4.1); the reference number makes it conditional.
+	// An update cannot change the entity; the reference number makes it conditional.
 	const changes = { ...(requestData.options.body as IDataObject) };
 	delete changes.entity;
 	const update = async (holder: string, refusals?: number[]) => {
@@ -122,7 +122,7 @@ async function createdOrUpdated(
 		const holder = index.holderOf(referenceNumber);
 		if (
 			holder !== undefined &&
-			(complete || (await holds(context, requestData, index, holder, referenceNumber)))
+			(complete || (await holdsReference(context, requestData, index, holder, referenceNumber)))
 		) {
 			const updated = await update(holder, [404, 409]);
 			if ('client' in updated) return answered(updated.client, false);
@@ -174,5 +174,5 @@ export async function createOrUpdate(
 	const client = await shared.during(
 		async () => await createdOrUpdated(this, requestData, referenceNumber, shared),
 	);
-	return [{ json: recordOutput(this, 'client')(client) }];
+	return [{ json: shaperOf(this, 'client')(client) }];
 }

@@ -11,7 +11,7 @@ import { ClientsByReference, SavedReferences } from './referenceIndex';
 /**
  * Lists the clients changed since `since` (every client from -Infinity) into `index`; true once
  * the listing is complete, when the watermark moves. `answeredAt` is the service's time of an
- * answer given before the listing began; `goOn` may stop it after a page, told the pages left.
+ * answer given before the listing began; `continueAfter` may stop it after a page, told the pages left.
  */
 export async function listInto(
 	context: IExecutePaginationFunctions,
@@ -20,8 +20,8 @@ export async function listInto(
 	since: number,
 	{
 		answeredAt = -Infinity,
-		goOn,
-	}: { answeredAt?: number; goOn?: (pagesLeft: number) => boolean } = {},
+		continueAfter,
+	}: { answeredAt?: number; continueAfter?: (pagesLeft: number) => boolean } = {},
 ): Promise<boolean> {
 	const filter = since === -Infinity ? {} : { sinceModifiedAt: new Date(since).toISOString() };
 	const list = routedRequest(requestData, { method: 'GET', url: '/clients', body: undefined });
@@ -34,10 +34,10 @@ export async function listInto(
 			const modifiedAt = index.learn(client);
 			if (Number.isFinite(modifiedAt)) sightings.push({ modifiedAt, lateness });
 		}
-		// A full last page is followed by an empty one (spec §4.5).
+		// A full last page is followed by an empty one.
 		const pagesLeft =
 			total === undefined ? Infinity : Math.floor(total / MAX_PAGE_SIZE) + 1 - ++pagesRead;
-		if (next !== undefined && goOn && !goOn(pagesLeft)) return false;
+		if (next !== undefined && continueAfter && !continueAfter(pagesLeft)) return false;
 	}
 	const firstEvaluation = Math.max(firstEvaluationBound(sightings), answeredAt);
 	index.listedUntil = Math.max(index.listedUntil, watermarkAfter(since, firstEvaluation));
@@ -103,7 +103,7 @@ export class ExecutionIndex {
 		}
 		const round = { waiting: 1 } as Check;
 		round.done = listInto(context, requestData, this.index, this.index.listedUntil, {
-			goOn: (pagesLeft) => pagesLeft <= round.waiting,
+			continueAfter: (pagesLeft) => pagesLeft <= round.waiting,
 		}).then(
 			(complete) => {
 				round.settledAt = performance.now();

@@ -2,7 +2,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { COMMIT_LAG_MS } from '../../../../../nodes/ComplianceRecords/helpers/serviceTime';
-import { FIRST_POLL_LOOKBACK_MS } from '../../../../../nodes/ComplianceRecords/trigger/events/changes';
 import { useSandbox } from '../../../../helpers/sandbox';
 import { createTriggerPoller, pageHookProxy, triggerRequests } from '../../../../helpers/trigger';
 import { clientIds, createClient, touchClient } from '../../../../helpers/serviceApi';
@@ -109,7 +108,7 @@ describe('the first poll (activation)', () => {
 			const listing = triggerRequests(sandbox())[1];
 			expect(
 				Math.abs(
-					Date.parse(String(listing.query.sinceModifiedAt)) - (hostNow - FIRST_POLL_LOOKBACK_MS),
+					Date.parse(String(listing.query.sinceModifiedAt)) - (hostNow - 24 * 60 * 60 * 1000),
 				),
 			).toBeLessThan(5_000);
 
