@@ -6,9 +6,9 @@ import { ComplianceRecords } from '../../nodes/ComplianceRecords/ComplianceRecor
 import { ComplianceRecordsTrigger } from '../../nodes/ComplianceRecords/ComplianceRecordsTrigger.node.ts';
 import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import { forwardingProxy, type ProxyAnswer } from './forwardingProxy';
-import { credentialsFor, type CredentialStore } from './credentials';
+import { credentialsFor } from './credentials';
 import { additionalDataFor, TestNodeTypes, workflowWith } from './engine';
-import { createPoller, type PollEngine } from './poll';
+import { createPoller, type PollerOptions } from './poll';
 import { nodeUnderTest } from './runNode';
 import { SETUP_HEADER } from './serviceApi';
 
@@ -20,17 +20,8 @@ import { SETUP_HEADER } from './serviceApi';
 
 const nodeTypes = new TestNodeTypes([new ComplianceRecords(), new ComplianceRecordsTrigger()]);
 
-export interface TriggerPollerOptions {
-	parameters: IDataObject;
-	credentials: CredentialStore;
-	timezone?: string;
-	/** What n8n's `getPollBudgetMs()` answers; n8n's default (5 minutes) when absent. */
-	budgetMs?: number;
-	/** How n8n keeps the static data (see poll.ts); when absent, every poll's state is kept. */
-	engine?: PollEngine;
-	/** The trigger's version (typeVersion); 1 (0.1.0's) unless given. */
-	typeVersion?: number;
-}
+/** The trigger's poller as poll.ts runs any polling node; its version 1 (0.1.0's) unless given. */
+export type TriggerPollerOptions = Omit<PollerOptions, 'nodeType' | 'nodeTypes'>;
 
 export interface TriggerPoller {
 	/** One poll through n8n-core's poll executor: the JSON of the items emitted ([] when none). */
