@@ -100,9 +100,10 @@ async function createdOrUpdated(
 	shared: ExecutionIndex,
 ): Promise<IDataObject> {
 	const { index } = shared;
-	// An update cannot change the entity; the reference number makes it conditional.
+	// No entity (an update cannot change it), the status only if asked, the reference number to make it conditional.
 	const changes = { ...(requestData.options.body as IDataObject) };
 	delete changes.entity;
+	if (context.getNodeParameter('updateStatus', false) !== true) delete changes.status;
 	const update = async (holder: string, refusals?: number[]) => {
 		const url = `/clients/${encodeURIComponent(holder)}`;
 		return await clientOrRefusal(
