@@ -82,13 +82,13 @@ const RETRY_LATER =
 const ACTED_BY_DEFAULT = {
 	POST: 'The service may have acted on the request before it failed, so the node did not send it again.',
 	PATCH:
-		'The service may have applied the update before it failed, so the node did not send it again. Check the record before you run the node again.',
+		'The service may have applied the update without confirming it, so the node did not send it again. Check the record before you run the node again.',
 };
 
 const OVERTAKEN_BY_DEFAULT: Told = {
 	message: 'The record changed while the node updated it',
 	advice:
-		'The service may have applied the update before it failed, and someone else changed the record since. The node did not send the update again, so as not to undo their change: check the record, then run the node again if its values should still apply.',
+		'The service may have applied the update without confirming it, and someone else changed the record since. The node did not send the update again, so as not to undo their change: check the record, then run the node again if its values should still apply.',
 };
 
 function redact(text: string, secrets: string[]): string {

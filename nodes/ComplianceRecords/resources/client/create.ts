@@ -25,12 +25,12 @@ export const clientWording: OperationWording = {
 	mayHaveActed: {
 		POST: "The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
 		PATCH:
-			'The service may have applied the update before it failed, so the node did not send it again. Check the client with Client > Get before you run the node again.',
+			'The service may have applied the update without confirming it, so the node did not send it again. Check the client with Client > Get before you run the node again.',
 	},
 	overtaken: {
 		message: 'The client changed while the node updated it',
 		advice:
-			'The service may have applied the update before it failed, and another user or system changed the client since. The node did not send the update again, so as not to undo their change. Check the client with Client > Get, then run the node again for this item if its values should still apply.',
+			'The service may have applied the update without confirming it, and another user or system changed the client since. The node did not send the update again, so as not to undo their change. Check the client with Client > Get, then run the node again for this item if its values should still apply.',
 	},
 };
 

@@ -357,7 +357,7 @@ describe('An update the service may have applied is read back, never sent blind'
 				expect((await storedClient(clientId)).partner).toMatchObject({ id: officersPartnerId });
 				expect(run.error?.message).toBe('The client changed while the node updated it [item 0]');
 				expect(run.error?.description).toBe(
-					'The service may have applied the update before it failed, and another user or system changed the client since. The node did not send the update again, so as not to undo their change. Check the client with Client > Get, then run the node again for this item if its values should still apply.',
+					'The service may have applied the update without confirming it, and another user or system changed the client since. The node did not send the update again, so as not to undo their change. Check the client with Client > Get, then run the node again for this item if its values should still apply.',
 				);
 			} finally {
 				await proxy.close();
