@@ -21,7 +21,7 @@ test('a webhook workflow run twice in production: the second execution costs the
 	expect(first.output).toMatchObject({
 		id: client.id,
 		referenceNumber: client.referenceNumber,
-		state: 'EXISTING',
+		state: 'PROSPECT', // 'Status' is the new client's: an existing one keeps its own
 		nextReviewDate: '2027-10-31',
 	});
 	// The create refused, the firm listed (a page of 200 clients, and more), the update.

@@ -101,6 +101,7 @@ const stepsFor = (
 			operation: 'upsert',
 			referenceNumber: `${reference}-B`,
 			status: 'PROSPECT',
+			updateStatus: true,
 			entityType: 'individual',
 			firstName: 'Not',
 			lastName: 'Used',

@@ -4,6 +4,7 @@ import type {
 	ExecutionBaseError,
 	IDataObject,
 	IRun,
+	IRunExecutionData,
 	INode,
 	INodeExecutionData,
 	INodeListSearchResult,
@@ -32,6 +33,8 @@ export interface NodeUnderTest {
 	nodeTypes?: TestNodeTypes;
 	/** The node's "On Error: Continue" setting. */
 	continueOnFail?: boolean;
+	/** The node's "Retry On Fail" setting, with its Max. Tries and Wait Between Tries (ms). */
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
 	/** The node's version (typeVersion); 1 (0.1.0's) unless given. Version 2 is what a node added in the editor gets. */
 	typeVersion?: number;
 }
@@ -40,6 +43,7 @@ export function nodeUnderTest({
 	parameters,
 	nodeType = new ComplianceRecords(),
 	continueOnFail,
+	retryOnFail,
 	typeVersion = 1,
 }: NodeUnderTest): INode {
 	return {
@@ -51,6 +55,7 @@ export function nodeUnderTest({
 		parameters,
 		credentials: nodeCredentials(),
 		continueOnFail,
+		...(retryOnFail && { retryOnFail: true, ...retryOnFail }),
 	};
 }
 
@@ -63,6 +68,8 @@ export interface NodeRun {
 	error?: ExecutionBaseError | WorkflowHasIssuesError;
 	/** The workflow's static data if the run changed it: what n8n-core hands n8n to save after the execution. */
 	changedStaticData?: IDataObject;
+	/** The execution's data as n8n saves it (JSON), which a Retry from the executions list starts from. */
+	saved: string;
 }
 
 export interface RunOptions {
@@ -76,6 +83,21 @@ export interface RunOptions {
 	active?: boolean;
 	/** Cancels the execution this long after it starts, as a user stopping it in the editor. */
 	cancelAfterMs?: number;
+	/**
+	 * A failed run to retry as the executions list's Retry does (n8n 2.40.7 and 1.123.81,
+	 * `ExecutionService.retry`): its saved data, the failed run of the node removed, in mode 'retry'.
+	 */
+	retryOf?: NodeRun;
+}
+
+/** The saved data of a failed execution as n8n's Retry hands it to WorkflowExecute. */
+function retriedExecutionData({ saved }: NodeRun): IRunExecutionData {
+	const data = JSON.parse(saved) as IRunExecutionData;
+	const { lastNodeExecuted, runData } = data.resultData;
+	delete data.resultData.error;
+	if (lastNodeExecuted && runData[lastNodeExecuted]?.at(-1)?.error !== undefined)
+		runData[lastNodeExecuted].pop();
+	return data;
 }
 
 /**
@@ -83,7 +105,8 @@ export interface RunOptions {
  * the node receiving `input` as the items of the node before it.
  */
 export async function runNode(options: NodeUnderTest & RunOptions): Promise<NodeRun> {
-	const { mode = 'manual', staticData, timezone, active } = options;
+	const { staticData, timezone, active, retryOf } = options;
+	const mode = retryOf ? 'retry' : (options.mode ?? 'manual');
 	const node = nodeUnderTest(options);
 	const workflow = workflowWith(node, options.nodeTypes ?? defaultNodeTypes(), {
 		staticData,
@@ -97,9 +120,11 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 		connections: {},
 	} as never);
 	const input = (options.input ?? [{}]).map((json) => ({ json }));
-	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] },
-	});
+	const runExecutionData = retryOf
+		? retriedExecutionData(retryOf)
+		: createRunExecutionData({
+				executionData: { nodeExecutionStack: [{ node, data: { main: [input] }, source: null }] },
+			});
 
 	let changedStaticData: IDataObject | undefined;
 	additionalData.hooks?.addHandler('workflowExecuteAfter', async (_run, newStaticData) => {
@@ -117,12 +142,13 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 		run = await execution;
 	} catch (error) {
 		// n8n checks the node's parameters (e.g. a required field left empty) before running it.
-		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error };
+		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error, saved: '' };
 		throw error;
 	}
+	const saved = JSON.stringify(run.data);
 	const task = run.data.resultData.runData[node.name]?.[0];
 	if (!task && run.status === 'canceled')
-		return { items: [], json: [], error: run.data.resultData.error };
+		return { items: [], json: [], error: run.data.resultData.error, saved };
 	if (!task)
 		throw new UnexpectedError('The node did not run', {
 			extra: { error: run.data.resultData.error },
@@ -133,6 +159,7 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 		json: items.map((item) => item.json),
 		error: (task.error ?? run.data.resultData.error) as ExecutionBaseError | undefined,
 		changedStaticData,
+		saved,
 	};
 }
 

@@ -214,7 +214,7 @@ function bodyPathsOf(fields: INodeProperties[]): string[] {
 	});
 }
 
-/** A collection of optional fields ("Add Field"): only the fields added and not blank are sent. */
+/** A collection of optional fields ("Add Field"): only the fields added with a value are sent. */
 export function optionalFields(
 	displayName: string,
 	name: string,
@@ -228,7 +228,7 @@ export function optionalFields(
 		placeholder: 'Add Field',
 		default: {},
 		options,
-		routing: { send: { preSend: [blankFieldsLeftOut(bodyPathsOf(options))] } },
+		routing: { send: { preSend: [blankFieldsLeftOut(bodyPathsOf(options), { orEmpty: true })] } },
 		...extra,
 	};
 }

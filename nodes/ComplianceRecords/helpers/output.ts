@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	INodeExecutionData,
-	PostReceiveAction,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
 import { isObject } from '../transport/answers';
 
@@ -192,12 +187,4 @@ export function shaperOf(
 	kind: RecordKind,
 ): (record: IDataObject) => IDataObject {
 	return shaperFor(outputChoiceOf(context), kind);
-}
-
-/** The postReceive step of an operation answering one record: {@link shaperOf}. */
-export function shapedOutputStep(kind: RecordKind): PostReceiveAction {
-	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]) {
-		const output = shaperOf(this, kind);
-		return items.map((item) => ({ ...item, json: output(item.json) }));
-	};
 }

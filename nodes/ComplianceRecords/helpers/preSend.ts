@@ -39,13 +39,15 @@ function bodyField(
 	};
 }
 
-/** Blank means not given (as `$fromAI()` gives an argument left out); the service refuses empty strings. */
-export function blankFieldsLeftOut(bodyPaths: string[]): PreSendAction {
+/** Blank means not given (as `$fromAI()` gives an argument left out); with `orEmpty`, null and `[]` too. */
+export function blankFieldsLeftOut(bodyPaths: string[], { orEmpty = false } = {}): PreSendAction {
+	const isBlank = (value: unknown) =>
+		(typeof value === 'string' && value.trim() === '') ||
+		(orEmpty && (value === null || (Array.isArray(value) && value.length === 0)));
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const body = requestOptions.body as IDataObject;
 		for (const path of bodyPaths) {
-			const value = readAt(body, path);
-			if (typeof value === 'string' && value.trim() === '') {
+			if (isBlank(readAt(body, path))) {
 				const keys = path.split('.');
 				const last = keys.pop() as string;
 				const parent = keys.length > 0 ? (readAt(body, keys.join('.')) as IDataObject) : body;

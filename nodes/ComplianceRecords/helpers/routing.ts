@@ -1,6 +1,7 @@
 import type {
 	DeclarativeRestApiSettings,
 	ExecutionBaseError,
+	IDataObject,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHttpRequestMethods,
@@ -11,9 +12,10 @@ import type {
 } from 'n8n-workflow';
 
 import { SERVICE_HEADERS } from '../../../shared/service';
+import { isObject } from '../transport/answers';
 import { type OperationWording, requestError } from '../transport/errors';
 import { throwErrorStatus } from '../transport/failures';
-import { sendWithRetries } from '../transport/pacing';
+import { sendWithRetries, type WriteReadBack } from '../transport/pacing';
 import {
 	authenticationOf,
 	credentialSecrets,
@@ -22,7 +24,7 @@ import {
 	prepareRequest,
 } from '../transport/request';
 import { executionPacer } from './execution';
-import { shapedOutputStep, type RecordKind } from './output';
+import { type RecordKind, shaperOf } from './output';
 import { fieldNameOf, recordIdOf, recordUrl, type RecordParameter } from './records';
 
 /**
@@ -37,8 +39,7 @@ export const requestDefaults = {
 	json: true,
 };
 
-const TIMEOUT_ADVICE =
-	"If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings, or turn on 'Retry On Fail'.";
+const TIMEOUT_SETTING = "raise 'Timeout' under 'Request Options' in the node's settings";
 
 /** n8n's Request Options > Timeout when the user set one; else the package's, not n8n's 300 s. */
 function timeoutOf(context: IExecuteSingleFunctions): number {
@@ -52,14 +53,14 @@ async function prepareServiceRequest(this: IExecuteSingleFunctions, options: IHt
 	return options;
 }
 
-/** An error status that came back (API key requests) goes to the pagination function's catch. */
+/** An error status that came back (API key requests) goes to the pagination function's catch; a success keeps its headers. */
 async function failOnErrorStatus(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
 ) {
 	throwErrorStatus(response);
-	return items;
+	return items.map((item) => ({ ...item, headers: (response.headers ?? {}) as IDataObject }));
 }
 
 /** What an operation's errors name: the record it is about, and its resource's words. */
@@ -81,7 +82,7 @@ export async function operationError(
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
 		timeoutMs: timeoutOf(context),
-		timeoutAdvice: TIMEOUT_ADVICE,
+		timeoutSetting: TIMEOUT_SETTING,
 		wording,
 		record: record && {
 			label: record.label,
@@ -93,11 +94,13 @@ export async function operationError(
 
 /**
  * One routed request through n8n's `makeRoutingRequest`, in the execution's pace and sent again
- * when the retry rules allow (transport/pacing.ts): the only way the operations send.
+ * when the retry rules allow (transport/pacing.ts): the only way the operations send. A write
+ * that may have been applied is sent again only if `readBack` shows it was not (writes.ts).
  */
 export async function routedSend(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
+	readBack?: () => Promise<WriteReadBack<INodeExecutionData[]>>,
 ): Promise<INodeExecutionData[]> {
 	const pacing = {
 		pacer: await executionPacer(context),
@@ -107,61 +110,38 @@ export async function routedSend(
 		async () => await context.makeRoutingRequest(requestData),
 		requestData.options.method ?? 'GET',
 		pacing,
+		readBack,
 	);
 }
 
+export function recordIn(answer: INodeExecutionData | undefined): IDataObject {
+	const record = (answer?.json as IDataObject | undefined)?.data;
+	return isObject(record) ? record : {};
+}
+
+interface RecordRead {
+	path: string;
+	record?: RecordParameter;
+	kind: RecordKind;
+}
+
 /**
- * n8n's routing lets only a pagination function catch what a request throws (an error status,
- * a timeout), so an operation on one record "paginates" too, with its one request.
+ * Routing of a read of one record (`{ data: record }`; writes: writes.ts). Only a pagination
+ * function can catch what a request throws, so it "paginates" too, with its one request.
  */
-function sendRecord(subject: ErrorSubject) {
-	return async function (
+export function recordRouting({ path, record, kind }: RecordRead): INodePropertyRouting {
+	async function readRecord(
 		this: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 	): Promise<INodeExecutionData[]> {
 		try {
-			return await routedSend(this, requestData);
+			const [answer] = await routedSend(this, requestData);
+			return [{ json: shaperOf(this, kind)(recordIn(answer)) }];
 		} catch (error) {
-			throw await operationError(this, error, subject);
+			throw await operationError(this, error, { record });
 		}
-	};
-}
-
-interface RecordRouting {
-	method: IHttpRequestMethods;
-	/** The collection's path, e.g. `/clients`. */
-	path: string;
-	/** For an operation on an existing record: which one. */
-	record?: RecordParameter;
-	/** What the operation outputs (Simplify). */
-	kind: RecordKind;
-	/** What its errors say of the record (transport/errors.ts). */
-	wording?: OperationWording;
-}
-
-/** Routing of an operation answering one record (`{ data: record }`): one output item. */
-export function recordRouting({
-	method,
-	path,
-	record,
-	kind,
-	wording,
-}: RecordRouting): INodePropertyRouting {
-	return {
-		request: { method, url: path },
-		send: {
-			paginate: true,
-			preSend: [prepareServiceRequest, ...(record ? [recordUrl(path, record)] : [])],
-		},
-		output: {
-			postReceive: [
-				failOnErrorStatus,
-				{ type: 'rootProperty', properties: { property: 'data' } },
-				shapedOutputStep(kind),
-			],
-		},
-		operations: { pagination: sendRecord({ record, wording }) },
-	};
+	}
+	return paginationRouting({ method: 'GET', url: path }, readRecord, record);
 }
 
 /** The same routed request with other options (another page, method, path or body). */
@@ -183,10 +163,12 @@ export function paginationRouting(
 		this: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 	) => Promise<INodeExecutionData[]>,
+	record?: RecordParameter,
 ): INodePropertyRouting {
+	const preSend = [prepareServiceRequest, ...(record ? [recordUrl(request.url, record)] : [])];
 	return {
 		request,
-		send: { paginate: true, preSend: [prepareServiceRequest] },
+		send: { paginate: true, preSend },
 		output: { postReceive: [failOnErrorStatus] },
 		operations: { pagination },
 	};

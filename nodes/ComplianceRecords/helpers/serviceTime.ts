@@ -17,11 +17,22 @@ const DATE_RESOLUTION_MS = 1_000;
 const IMF_FIXDATE =
 	/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
-/** A lower bound on when the service evaluated a request: its `Date` less the round trip and the header's resolution. */
-export function serviceTimeFromDate(date: unknown, roundTripMs: number): number | undefined {
+function dateTime(date: unknown): number | undefined {
 	if (typeof date !== 'string' || !IMF_FIXDATE.test(date)) return undefined;
 	const time = Date.parse(date);
-	return Number.isNaN(time) ? undefined : time - Math.ceil(roundTripMs) - DATE_RESOLUTION_MS;
+	return Number.isNaN(time) ? undefined : time;
+}
+
+/** A lower bound on when the service evaluated a request: its `Date` less the round trip and the header's resolution. */
+export function serviceTimeFromDate(date: unknown, roundTripMs: number): number | undefined {
+	const time = dateTime(date);
+	return time === undefined ? undefined : time - Math.ceil(roundTripMs) - DATE_RESOLUTION_MS;
+}
+
+/** An upper bound on the service's time `msBefore` a request was sent whose answer carried `date`. */
+export function serviceTimeBefore(date: unknown, msBefore: number): number | undefined {
+	const time = dateTime(date);
+	return time === undefined ? undefined : time + DATE_RESOLUTION_MS - Math.floor(msBefore);
 }
 
 /** A lower bound on when the service evaluated a listing's first page, from what it listed: -Infinity without sightings. */

@@ -7,7 +7,7 @@ import {
 	CLOSED_EARLY,
 	FAILURE_OF_STATUS,
 	failureOf,
-	MAY_HAVE_ARRIVED,
+	mayHaveActed,
 	networkCode,
 	refusedRefresh,
 	type Sending,
@@ -41,12 +41,19 @@ export interface RecordRef {
 	parameter?: string;
 }
 
+interface Told {
+	message: string;
+	advice: string;
+}
+
 /** What an operation's errors say of its own record, given by its resource. */
 export interface OperationWording {
 	/** A 409's title and advice. */
-	conflict?: { message: string; advice: string };
-	/** Said of a request that may have acted and was not sent again (a timeout, a 5xx to a POST). */
-	mayHaveActed?: string;
+	conflict?: Told;
+	/** A write that may have acted, not sent again: what to check, by method. */
+	mayHaveActed?: { POST?: string; PATCH?: string };
+	/** An update that may have been applied, and a record someone else changed since. */
+	overtaken?: Told;
 }
 
 /** What an explanation may name: the credential kind, the record, the item, and what to hide. */
@@ -59,8 +66,8 @@ export interface ErrorContext {
 	secrets: string[];
 	/** The request's timeout, for "did not answer within N seconds". */
 	timeoutMs?: number;
-	/** What to do about a timeout where the user can set one (the action node's settings). */
-	timeoutAdvice?: string;
+	/** How to wait longer, where the user can (the action node's settings). */
+	timeoutSetting?: string;
 }
 
 const HIDDEN = '**hidden**';
@@ -71,6 +78,18 @@ const OAUTH2_RECONNECT =
 	"Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.";
 const RETRY_LATER =
 	"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.";
+
+const ACTED_BY_DEFAULT = {
+	POST: 'The service may have acted on the request before it failed, so the node did not send it again.',
+	PATCH:
+		'The service may have applied the update without confirming it, so the node did not send it again. Check the record before you run the node again.',
+};
+
+const OVERTAKEN_BY_DEFAULT: Told = {
+	message: 'The record changed while the node updated it',
+	advice:
+		'The service may have applied the update without confirming it, and someone else changed the record since. The node did not send the update again, so as not to undo their change: check the record, then run the node again if its values should still apply.',
+};
 
 function redact(text: string, secrets: string[]): string {
 	let redacted = text.replace(/Bearer\s+[\w.~+/=-]+/gi, `Bearer ${HIDDEN}`);
@@ -183,24 +202,23 @@ function triesTold({ tries, declined }: Sending): string | undefined {
 		: undefined;
 }
 
-/** A POST is never sent again once the service may have acted on it (pacing.ts): the operation says what that may mean. */
-function mayHaveActed(
-	context: ErrorContext,
-	sending: Sending | undefined,
-	status?: number,
-	code?: string,
-): string | undefined {
-	if (
-		sending?.method !== 'POST' ||
-		!(
-			(status !== undefined && status >= 500) ||
-			(code !== undefined && MAY_HAVE_ARRIVED.includes(code))
-		)
-	)
-		return undefined;
-	return (
-		context.wording?.mayHaveActed ??
-		'The service may have acted on the request before it failed, so the node did not send it again.'
+/** What the operation says to check after a write that may have acted, which the node never sends again. */
+function actedTold(context: ErrorContext, error: unknown): string | undefined {
+	const method = unwrapped(error).sending?.method;
+	if ((method !== 'POST' && method !== 'PATCH') || !mayHaveActed(error)) return undefined;
+	return context.wording?.mayHaveActed?.[method] ?? ACTED_BY_DEFAULT[method];
+}
+
+export function notSentAgainError(
+	node: INode,
+	itemIndex: number,
+	wording: OperationWording | undefined,
+): NodeOperationError {
+	return itemError(
+		node,
+		itemIndex,
+		'The node did not send this item again: an earlier try may have created it',
+		`n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list). ${wording?.mayHaveActed?.POST ?? ACTED_BY_DEFAULT.POST}`,
 	);
 }
 
@@ -211,7 +229,8 @@ function answerError(
 	node: INode,
 	answer: ServiceAnswer,
 	context: ErrorContext,
-	sending?: Sending,
+	sending: Sending | undefined,
+	acted: string | undefined,
 ): NodeApiError {
 	const words = serviceWords(answer);
 	const said =
@@ -219,12 +238,8 @@ function answerError(
 			? `The service gave no reason (HTTP ${answer.status}).`
 			: `The service said: ${asSentence(redact(shortened(words), context.secrets))}`;
 	const { message, advice, failure } = explainAnswer(answer, context, sending);
-	const description = [
-		said,
-		sending && triesTold(sending),
-		mayHaveActed(context, sending, answer.status),
-		advice,
-	];
+	// After a write that may have acted, what to check replaces the advice to try again.
+	const description = [said, sending && triesTold(sending), acted ?? advice];
 	return apiError(
 		node,
 		{ message, advice: description.filter(Boolean).join(' '), failure },
@@ -252,15 +267,22 @@ function apiError(
 	return error;
 }
 
-function explainNetwork(code: string, context: ErrorContext): Explanation | undefined {
+function explainNetwork(
+	code: string,
+	context: ErrorContext,
+	acted: string | undefined,
+): Explanation | undefined {
 	const check =
 		"Check the credential's 'Base URL' and that the service is up, then run the node again.";
 	const unreachable = failureOf('temporarily-unavailable', undefined);
 	if ((code === 'ECONNABORTED' || code === 'ETIMEDOUT') && context.timeoutMs !== undefined) {
 		const seconds = Math.round(context.timeoutMs / 100) / 10;
+		const slow = context.timeoutSetting && `If it is only slow, ${context.timeoutSetting}`;
 		return {
 			message: `The service did not answer within ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`,
-			advice: `Check that the service is up, then run the node again. ${context.timeoutAdvice ?? RETRY_LATER}`,
+			advice: acted
+				? [acted, slow && `${slow}.`].filter(Boolean).join(' ')
+				: `Check that the service is up, then run the node again. ${slow ? `${slow}, or turn on 'Retry On Fail'.` : RETRY_LATER}`,
 		};
 	}
 	if (code === 'ECONNREFUSED')
@@ -276,7 +298,7 @@ function explainNetwork(code: string, context: ErrorContext): Explanation | unde
 	if (CLOSED_EARLY.includes(code) || code === 'ECONNABORTED') {
 		return {
 			message: 'The connection to the service closed before it answered',
-			advice: RETRY_LATER,
+			advice: acted ?? RETRY_LATER,
 		};
 	}
 	if (code.includes('CERT') || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) {
@@ -300,8 +322,13 @@ export function requestError(
 	context: ErrorContext,
 ): ExecutionBaseError {
 	const { cause, sending } = unwrapped(error);
+	if (sending?.readBack === 'overtaken') {
+		const { message, advice } = context.wording?.overtaken ?? OVERTAKEN_BY_DEFAULT;
+		return itemError(node, context.itemIndex, message, advice);
+	}
+	const acted = actedTold(context, error);
 	const answer = answerIn(cause);
-	if (answer) return answerError(node, answer, context, sending);
+	if (answer) return answerError(node, answer, context, sending, acted);
 	const thrown = cause as ThrownError;
 	if (context.authentication === 'oAuth2' && refusedRefresh(thrown)) {
 		const said = redact(String(thrown.message), context.secrets);
@@ -317,15 +344,9 @@ export function requestError(
 		);
 	}
 	const code = networkCode(cause);
-	const network = code === undefined ? undefined : explainNetwork(code, context);
+	const network = code === undefined ? undefined : explainNetwork(code, context, acted);
 	if (network) {
-		const advice = [
-			sending && triesTold(sending),
-			mayHaveActed(context, sending, undefined, code),
-			network.advice,
-		]
-			.filter(Boolean)
-			.join(' ');
+		const advice = [sending && triesTold(sending), network.advice].filter(Boolean).join(' ');
 		return apiError(node, { ...network, advice }, context);
 	}
 	return cause instanceof ExecutionBaseError

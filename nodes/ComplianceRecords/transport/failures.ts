@@ -47,7 +47,7 @@ export interface ThrownError {
 export function answerIn(error: unknown): ServiceAnswer | undefined {
 	const { cause } = unwrapped(error);
 	if (cause instanceof ErrorStatus) return cause.answer;
-	const thrown = cause as ThrownError;
+	const thrown = (cause ?? {}) as ThrownError;
 	const response = thrown.cause?.response;
 	const status = Number(response?.status ?? thrown.httpCode);
 	if (!Number.isInteger(status) || status < 400 || status > 599) return undefined;
@@ -58,7 +58,7 @@ export function answerIn(error: unknown): ServiceAnswer | undefined {
 
 /** The network code of a request that got no answer (ECONNREFUSED, ETIMEDOUT...), however n8n carries it. */
 export function networkCode(error: unknown): string | undefined {
-	const thrown = unwrapped(error).cause as ThrownError;
+	const thrown = (unwrapped(error).cause ?? {}) as ThrownError;
 	return [thrown.cause?.code, thrown.httpCode].find(
 		(code): code is string =>
 			typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code),
@@ -72,6 +72,8 @@ export interface Sending {
 	tries: number;
 	/** A wait the service asked for that the node did not make: longer than the node waits, or than the trigger's poll had left. */
 	declined?: { askedMs: number; allowedMs: number; byPoll: boolean };
+	/** What the record showed when read back after a write the service may have applied; `failed`: it could not be read. */
+	readBack?: 'not-applied' | 'overtaken' | 'failed';
 }
 
 /** A request's last failure (its `cause`) and what the retry rules did, on its way to {@link requestError}. */
@@ -112,6 +114,19 @@ export const CLOSED_EARLY = ['ECONNRESET', 'EPIPE'];
 
 /** Codes after which a request may have reached the service: it timed out, or the connection closed early. */
 export const MAY_HAVE_ARRIVED = ['ECONNABORTED', 'ETIMEDOUT', ...CLOSED_EARLY];
+
+/** A POST or PATCH answered 5xx, timed out or cut off after sending, unless read back as not applied. */
+export function mayHaveActed(error: unknown): boolean {
+	const { cause, sending } = unwrapped(error);
+	if (sending?.method !== 'POST' && sending?.method !== 'PATCH') return false;
+	if (sending.readBack !== undefined) return sending.readBack !== 'not-applied';
+	const status = answerIn(cause)?.status;
+	const code = networkCode(cause);
+	return (
+		(status !== undefined && status >= 500) ||
+		(code !== undefined && MAY_HAVE_ARRIVED.includes(code))
+	);
+}
 
 export function failureOf(
 	cause: Failure['cause'] | undefined,

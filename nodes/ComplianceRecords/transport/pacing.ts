@@ -5,6 +5,7 @@ import {
 	answerIn,
 	CLOSED_EARLY,
 	FailedRequest,
+	MAY_HAVE_ARRIVED,
 	networkCode,
 	type Sending,
 	UNREACHABLE,
@@ -28,14 +29,11 @@ const MAX_WAIT_MS = 60_000;
 /** The first wait without a `Retry-After`, doubled at each try (with jitter). */
 const FIRST_BACKOFF_MS = 1_000;
 
-/** Methods that may be sent again after a gateway's 502, 503 or 504: a GET reads, a PATCH sets fields to values. */
-const REPEATABLE = new Set(['GET', 'PATCH']);
+/** A gateway's answers: the service behind it may or may not have acted. */
+const GATEWAY_STATUSES = [502, 503, 504];
 
 /** Nothing reached the service, so any method is sent again; but a host name that does not exist (ENOTFOUND) will not within a minute. */
 const RESENDABLE_UNSENT = new Set(UNREACHABLE.filter((code) => code !== 'ENOTFOUND'));
-
-/** The request may have arrived, so only what is repeatable is sent again. */
-const RESENDABLE_IF_REPEATABLE = new Set(CLOSED_EARLY);
 
 /** How far back the requests the service accepted tell its rate limit, and how much under it to stay. */
 const RATE_WINDOW_MS = 10_000;
@@ -43,30 +41,34 @@ const UNDER_LIMIT = 0.98;
 /** While requests queue for their turn, the pace rises this much a second, to find a limit that is higher than learned. */
 const PROBE_STEP = 1.02;
 
-/** What to do after a failed try: nothing (fail), or send it again after `waitMs`. */
-type Verdict = { resend: false } | { resend: true; waitMs: number; throttled: boolean };
+/** After a failed try: fail, send it again after `waitMs`, or (a write that may have been applied) only if read back as not applied. */
+type Verdict =
+	| { resend: false }
+	| { resend: true; waitMs: number; throttled: boolean }
+	| { resend: 'if-not-applied'; waitMs: number };
 
 /** `FIRST_BACKOFF_MS` doubled per try so far, between 50% and 100% of that (jitter, so that items do not retry together). */
 const backoffMs = (tries: number) =>
 	FIRST_BACKOFF_MS * 2 ** (tries - 1) * (0.5 + Math.random() / 2);
 
-function verdictOn(error: unknown, method: string, tries: number): Verdict {
+function verdictOn(error: unknown, method: string, tries: number, readsBack: boolean): Verdict {
 	const answer = answerIn(error);
 	if (answer) {
 		const waitMs = retryAfterMs(answer.headers) ?? backoffMs(tries);
 		// A 429 changed nothing, whatever the method.
 		if (answer.status === 429) return { resend: true, waitMs, throttled: true };
-		if ([502, 503, 504].includes(answer.status) && REPEATABLE.has(method))
-			return { resend: true, waitMs, throttled: false };
+		if (GATEWAY_STATUSES.includes(answer.status)) {
+			if (method === 'GET') return { resend: true, waitMs, throttled: false };
+			if (readsBack) return { resend: 'if-not-applied', waitMs };
+		}
 		return { resend: false };
 	}
 	const code = networkCode(error);
-	if (
-		code !== undefined &&
-		(RESENDABLE_UNSENT.has(code) || (RESENDABLE_IF_REPEATABLE.has(code) && REPEATABLE.has(method)))
-	) {
-		return { resend: true, waitMs: backoffMs(tries), throttled: false };
-	}
+	if (code === undefined) return { resend: false };
+	const waitMs = backoffMs(tries);
+	if (RESENDABLE_UNSENT.has(code) || (CLOSED_EARLY.includes(code) && method === 'GET'))
+		return { resend: true, waitMs, throttled: false };
+	if (MAY_HAVE_ARRIVED.includes(code) && readsBack) return { resend: 'if-not-applied', waitMs };
 	return { resend: false };
 }
 
@@ -232,17 +234,34 @@ function refusedWait(
 	return undefined;
 }
 
+/** A write read back: applied (`result` stands for its answer), changed by someone else since it began, or not applied. */
+export type WriteReadBack<T> =
+	| { state: 'applied'; result: T }
+	| { state: 'overtaken' }
+	| { state: 'not-applied' };
+
+async function readBackOf<T>(
+	readBack: () => Promise<WriteReadBack<T>>,
+): Promise<WriteReadBack<T> | { state: 'failed' }> {
+	try {
+		return await readBack();
+	} catch {
+		return { state: 'failed' };
+	}
+}
+
 /**
- * Sends a request by `send`, in its turn, and sends it again when the service refused it or could
- * not serve it and a resend is safe: a 429 (any method), a 502, 503 or 504 (GET and PATCH), no
- * connection at all (any method), a connection closed early (GET and PATCH); after the wait the
- * service asked (`Retry-After`) or a growing one, at most {@link MAX_TRIES} sends and
- * {@link MAX_WAIT_MS} a wait. Whatever fails in the end is thrown as a {@link FailedRequest}.
+ * Sends a request by `send`, in its turn, and sends it again when a resend is safe: a 429 or no
+ * connection at all (any method); a 502, 503, 504 or a connection closed early (a GET); a write
+ * that may have been applied only when `readBack` shows it was not; after the wait the service
+ * asked (`Retry-After`) or a growing one, at most {@link MAX_TRIES} sends and {@link MAX_WAIT_MS}
+ * a wait. Whatever fails in the end is thrown as a {@link FailedRequest}.
  */
 export async function sendWithRetries<T>(
 	send: () => Promise<T>,
 	method: string,
 	{ pacer = new Pacer(), signal, roomToWaitMs = () => Infinity }: Pacing = {},
+	readBack?: () => Promise<WriteReadBack<T>>,
 ): Promise<T> {
 	for (let tries = 1; ; tries++) {
 		const startedAt = await pacer.turn({ method, sent: tries - 1, signal, roomToWaitMs });
@@ -255,16 +274,21 @@ export async function sendWithRetries<T>(
 			return outcome.result;
 		}
 		const { error } = outcome;
-		const verdict = verdictOn(error, method, tries);
-		pacer.done(
-			startedAt,
-			verdict.resend && verdict.throttled ? { waitMs: verdict.waitMs, refusal: error } : undefined,
-		);
+		const verdict = verdictOn(error, method, tries, readBack !== undefined);
+		const throttled = verdict.resend === true && verdict.throttled;
+		pacer.done(startedAt, throttled ? { waitMs: verdict.waitMs, refusal: error } : undefined);
 		// Explained as an n8n error by the caller (errors.ts requestError), with what was tried.
-		if (!verdict.resend || tries >= MAX_TRIES) throw new FailedRequest(error, { method, tries });
+		if (!verdict.resend) throw new FailedRequest(error, { method, tries });
+		if (verdict.resend === 'if-not-applied' && readBack) {
+			const found = await readBackOf(readBack);
+			if (found.state === 'applied') return found.result;
+			if (found.state !== 'not-applied' || tries >= MAX_TRIES)
+				throw new FailedRequest(error, { method, tries, readBack: found.state });
+		}
+		if (tries >= MAX_TRIES) throw new FailedRequest(error, { method, tries });
 		const declined = refusedWait(error, { method, tries }, verdict.waitMs, roomToWaitMs());
 		if (declined) throw declined;
 		// A 429's wait is the whole execution's (the pacer holds every request until then).
-		if (!verdict.throttled) await pause(verdict.waitMs, signal);
+		if (!throttled) await pause(verdict.waitMs, signal);
 	}
 }

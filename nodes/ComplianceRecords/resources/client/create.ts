@@ -11,8 +11,9 @@ import {
 	textField,
 } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
-import { recordRouting } from '../../helpers/routing';
+import { writeRouting } from '../../helpers/writes';
 import type { OperationWording } from '../../transport/errors';
+import { clientCreates } from './writes';
 
 /** What errors of the writes to a client say of it (transport/errors.ts reads it). */
 export const clientWording: OperationWording = {
@@ -21,16 +22,25 @@ export const clientWording: OperationWording = {
 		advice:
 			"Another client of the firm has this reference number. Use a different 'Reference Number'.",
 	},
-	mayHaveActed:
-		"The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it.",
+	mayHaveActed: {
+		POST: "The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
+		PATCH:
+			'The service may have applied the update without confirming it, so the node did not send it again. Check the client with Client > Get before you run the node again.',
+	},
+	overtaken: {
+		message: 'The client changed while the node updated it',
+		advice:
+			'The service may have applied the update without confirming it, and another user or system changed the client since. The node did not send the update again, so as not to undo their change. Check the client with Client > Get, then run the node again for this item if its values should still apply.',
+	},
 };
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
-export const routing = recordRouting({
+export const routing = writeRouting({
 	method: 'POST',
 	path: '/clients',
 	kind: 'client',
 	wording: clientWording,
+	unique: clientCreates,
 });
 
 const forEntity = (...entityTypes: string[]): IDisplayOptions => ({

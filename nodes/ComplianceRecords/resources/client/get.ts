@@ -16,7 +16,6 @@ export const clientRecord: RecordParameter = {
 
 /** GET /clients/{id}: the full client, with its entity, assignments and services. */
 export const routing = recordRouting({
-	method: 'GET',
 	path: '/clients',
 	record: clientRecord,
 	kind: 'client',

@@ -7,17 +7,19 @@ import {
 } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import type { ClearableFields } from '../../helpers/preSend';
-import { recordRouting } from '../../helpers/routing';
+import { writeRouting } from '../../helpers/writes';
 import { clientWording } from './create';
 import { clientFields, clientRecord } from './get';
+import { clientReadBack } from './writes';
 
 /** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
-export const routing = recordRouting({
+export const routing = writeRouting({
 	method: 'PATCH',
 	path: '/clients',
 	record: clientRecord,
 	kind: 'client',
 	wording: clientWording,
+	readBack: clientReadBack,
 });
 
 /** The client fields the service lets an update set to null. */

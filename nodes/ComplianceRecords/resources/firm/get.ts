@@ -3,6 +3,6 @@ import { outputFields } from '../../descriptions/outputFields';
 import { recordRouting } from '../../helpers/routing';
 
 /** GET /firm: the credential's firm with its services, business units and staff. */
-export const routing = recordRouting({ method: 'GET', path: '/firm', kind: 'firm' });
+export const routing = recordRouting({ path: '/firm', kind: 'firm' });
 
 export const description = forOperation('firm', 'get', outputFields('firm'));

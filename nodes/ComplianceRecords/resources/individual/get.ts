@@ -16,7 +16,6 @@ export const individualRecord: RecordParameter = {
 
 /** GET /individuals/{id}. */
 export const routing = recordRouting({
-	method: 'GET',
 	path: '/individuals',
 	record: individualRecord,
 	kind: 'individual',

@@ -6,15 +6,21 @@ import {
 } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import type { ClearableFields } from '../../helpers/preSend';
-import { recordRouting } from '../../helpers/routing';
+import { sameValue, writeRouting } from '../../helpers/writes';
 import { individualFields, individualRecord } from './get';
 
 /** PATCH /individuals/{id}: only the fields given are sent. */
-export const routing = recordRouting({
+export const routing = writeRouting({
 	method: 'PATCH',
 	path: '/individuals',
 	record: individualRecord,
 	kind: 'individual',
+	readBack: {
+		// An individual names its fields as an update does.
+		shows: (sent, individual) =>
+			Object.entries(sent).every(([field, value]) => sameValue(individual[field], value)),
+		changedAt: (individual) => Date.parse(String(individual.updatedAt)),
+	},
 });
 
 /** The individual fields the service lets an update set to null. */

@@ -11,10 +11,17 @@ import { sharedInExecution } from '../../../helpers/execution';
 import { shaperOf } from '../../../helpers/output';
 import { operationError, routedRequest, routedSend } from '../../../helpers/routing';
 import { serviceTimeFromDate } from '../../../helpers/serviceTime';
+import {
+	createdByEarlierAttempt,
+	type EarlierAttempt,
+	routedWrite,
+	writtenOnce,
+} from '../../../helpers/writes';
 import { headerOf, type ServiceAnswer } from '../../../transport/answers';
-import { itemError } from '../../../transport/errors';
+import { itemError, type OperationWording } from '../../../transport/errors';
 import { answerIn } from '../../../transport/failures';
 import { clientWording } from '../create';
+import { clientCreates, clientReadBack } from '../writes';
 import { executionIndex, type ExecutionIndex, listInto } from './executionIndex';
 import type { ClientsByReference } from './referenceIndex';
 
@@ -27,6 +34,15 @@ import type { ClientsByReference } from './referenceIndex';
 
 export const REFERENCE_NUMBER = 'Reference Number';
 
+/** A create that may have acted is safe to run again here: the reference number finds the client. */
+const upsertWording: OperationWording = {
+	...clientWording,
+	mayHaveActed: {
+		...clientWording.mayHaveActed,
+		POST: "The service may have created the client before it failed, so the node did not send it again. Running the node again is safe: the service refuses a second client with the 'Reference Number', and the node updates the one that has it. To check first, Client > Get Many with 'Modified Since' set to a time before this run lists it.",
+	},
+};
+
 /** The service's time when it answered (its `Date`), or -Infinity. */
 const answeredAtOf = (answer: ServiceAnswer) =>
 	serviceTimeFromDate(headerOf(answer.headers, 'date'), 0) ?? -Infinity;
@@ -36,7 +52,7 @@ async function orExplained<T>(context: IExecutePaginationFunctions, work: Promis
 	try {
 		return await work;
 	} catch (error) {
-		throw await operationError(context, error, { wording: clientWording });
+		throw await operationError(context, error, { wording: upsertWording });
 	}
 }
 
@@ -49,12 +65,15 @@ async function clientOrRefusal(
 	refusals = [409],
 ): Promise<Outcome> {
 	try {
-		const [answer] = await routedSend(context, request);
+		const [answer] =
+			request.options.method === 'GET'
+				? await routedSend(context, request)
+				: await routedWrite(context, request, clientReadBack);
 		return { client: (answer.json as IDataObject).data as IDataObject };
 	} catch (error) {
 		const answer = answerIn(error);
 		if (answer && refusals.includes(answer.status)) return { refused: answer };
-		throw await operationError(context, error, { wording: clientWording });
+		throw await operationError(context, error, { wording: upsertWording });
 	}
 }
 
@@ -98,11 +117,13 @@ async function createdOrUpdated(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	referenceNumber: string,
 	shared: ExecutionIndex,
+	earlier?: EarlierAttempt,
 ): Promise<IDataObject> {
 	const { index } = shared;
-	// An update cannot change the entity; the reference number makes it conditional.
+	// No entity (an update cannot change it), the status only if asked, the reference number to make it conditional.
 	const changes = { ...(requestData.options.body as IDataObject) };
 	delete changes.entity;
+	if (context.getNodeParameter('updateStatus', false) !== true) delete changes.status;
 	const update = async (holder: string, refusals?: number[]) => {
 		const url = `/clients/${encodeURIComponent(holder)}`;
 		return await clientOrRefusal(
@@ -130,8 +151,20 @@ async function createdOrUpdated(
 		}
 	}
 
+	const sentAt = Date.now();
 	const created = await clientOrRefusal(context, requestData);
 	if ('client' in created) return answered(created.client, true);
+	// Refused after an earlier try that may have created it: the client that try made, if any.
+	const own =
+		earlier &&
+		(await orExplained(
+			context,
+			createdByEarlierAttempt(context, requestData, clientCreates, earlier, {
+				refusal: created.refused,
+				sentAt,
+			}),
+		));
+	if (own) return answered(own, true);
 
 	// Shared by the items of the execution: each explains a failure of the listing as its own.
 	const wholeFirm = sharedInExecution(context, 'clientsOfTheFirm', async () => {
@@ -172,7 +205,14 @@ export async function createOrUpdate(
 		sharedInExecution(this, 'referenceIndex', async () => await executionIndex(this)),
 	);
 	const client = await shared.during(
-		async () => await createdOrUpdated(this, requestData, referenceNumber, shared),
+		async () =>
+			await writtenOnce(
+				this,
+				requestData,
+				'/clients',
+				async (earlier) =>
+					await createdOrUpdated(this, requestData, referenceNumber, shared, earlier),
+			),
 	);
 	return [{ json: shaperOf(this, 'client')(client) }];
 }

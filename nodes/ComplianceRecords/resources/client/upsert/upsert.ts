@@ -9,6 +9,13 @@ import { createOrUpdate, REFERENCE_NUMBER } from './createOrUpdate';
 /** POST /clients, and on a taken reference number PATCH /clients/{id} of the client holding it. */
 export const routing = paginationRouting({ method: 'POST', url: '/clients' }, createOrUpdate);
 
+const [status, ...entityFields] = newClientFields({
+	statusDescription:
+		"The status of a new client (Prospect unless set). An existing client keeps its own unless 'Update Status' is on.",
+	entityHint:
+		'Used only when a new client is created: an existing client keeps its entity, which an update cannot change',
+});
+
 const properties: INodeProperties[] = [
 	textField(REFERENCE_NUMBER, 'referenceNumber', 'referenceNumber', {
 		required: true,
@@ -16,11 +23,15 @@ const properties: INodeProperties[] = [
 		description:
 			"The firm's own reference for the client, unique within the firm: the client that has it is updated; if none has it, a new client is created with it",
 	}),
-	...newClientFields({
-		statusDescription: 'Set on the new client, or on the existing one',
-		entityHint:
-			'Used only when a new client is created: an existing client keeps its entity, which an update cannot change',
-	}),
+	status,
+	{
+		displayName: 'Update Status',
+		name: 'updateStatus',
+		type: 'boolean',
+		default: false,
+		description: "Whether an existing client's status is set to 'Status' too",
+	},
+	...entityFields,
 	additionalClientFields(['referenceNumber']),
 	...outputFields('client'),
 ];

@@ -79,21 +79,28 @@ let nextNumber = 0;
 const newReference = () => `UPSERT-${++nextNumber}`;
 
 /**
- * Seeded clients holding a reference number, each used by one test only (tests change them);
- * `from` picks a position in the list (creation order), hence a page of the listing.
+ * Seeded clients holding a reference number (in `state` if given), each used by one test only
+ * (tests change them); `from` picks a position in the list (creation order), hence a page of the listing.
  */
 const taken = new Set<string>();
 async function clientsWithReference(
 	count: number,
 	from = 0,
-): Promise<Array<{ id: string; referenceNumber: string; name: string }>> {
+	state?: string,
+): Promise<Array<{ id: string; referenceNumber: string; name: string; state: string }>> {
 	const clients = (await listAll(sandbox()))
 		.slice(from)
-		.filter((client) => client.referenceNumber && !taken.has(client.id as string));
+		.filter(
+			(client) =>
+				client.referenceNumber &&
+				!taken.has(client.id as string) &&
+				(state === undefined || client.state === state),
+		);
 	const chosen = clients.slice(0, count).map((client) => ({
 		id: client.id as string,
 		referenceNumber: client.referenceNumber as string,
 		name: client.name as string,
+		state: client.state as string,
 	}));
 	chosen.forEach((client) => taken.add(client.id));
 	sandbox().clearRequests();
@@ -143,7 +150,7 @@ describe('Client > Create or Update', () => {
 		expect(run.json[0]).toMatchObject({ referenceNumber, name: 'Ada Lovelace', state: 'EXISTING' });
 	});
 
-	it('updates the client that has the reference number: its status and the fields given, never its entity', async () => {
+	it('updates the client that has the reference number: the fields given, never its entity, nor its status unless asked', async () => {
 		const [client] = await clientsWithReference(1);
 
 		const run = await upsert({
@@ -159,21 +166,83 @@ describe('Client > Create or Update', () => {
 			method: 'PATCH',
 			path: `/clients/${client.id}`,
 			bearer: sandbox().apiKey,
-			body: {
-				status: 'PROSPECT',
-				referenceNumber: client.referenceNumber,
-				nextReviewDate: '2027-05-31',
-			},
+			body: { referenceNumber: client.referenceNumber, nextReviewDate: '2027-05-31' },
 		});
 		expect(sentByNode()[1].query).toEqual({ limit: '200' });
 		expect(run.json).toEqual([await stored(client.id)]);
-		// The entity fields made the new client that was refused; the existing one keeps its own.
+		// The entity fields and the status made the new client that was refused; the existing one keeps its own.
 		expect(run.json[0]).toMatchObject({
 			id: client.id,
 			name: client.name,
-			state: 'PROSPECT',
+			state: client.state,
 			nextReviewDate: '2027-05-31',
 		});
+	});
+
+	it('at its defaults changes no field of an existing client the user did not set: status, partner, manager, services, review date', async () => {
+		const [client] = await clientsWithReference(1);
+		const firm = (
+			await serviceGet<{
+				data: { staff: IDataObject[]; services: IDataObject[]; businessUnits: IDataObject[] };
+			}>(sandbox(), '/firm')
+		).data;
+		const before = (
+			await serviceCall(sandbox(), 'PATCH', `/clients/${client.id}`, {
+				status: 'EXISTING',
+				partnerId: firm.staff.find((member) => member.isPartner)?.id as string,
+				managerId: firm.staff.find((member) => member.isManager)?.id as string,
+				businessUnitId: firm.businessUnits[0].id as string,
+				serviceIds: [firm.services[0].id as string, firm.services[1].id as string],
+				nextReviewDate: '2027-09-30',
+			})
+		).data as IDataObject;
+		sandbox().clearRequests();
+
+		// A CRM sync: the reference number and the new client's fields mapped, the rest left at
+		// the defaults, Services added but left empty, a partner and a date the CRM has no value for.
+		const run = await upsert(
+			{
+				referenceNumber: client.referenceNumber,
+				status: 'PROSPECT',
+				additionalFields: {
+					serviceIds: [],
+					partnerId: '={{ null }}',
+					managerId: '',
+					nextReviewDate: '={{ $json.review }}',
+				},
+			},
+			{ typeVersion: 2, input: [{ review: null }] },
+		);
+
+		expect(run.error).toBeUndefined();
+		expect(sentByNode().at(-1)?.body).toEqual({ referenceNumber: client.referenceNumber });
+		const after = await stored(client.id);
+		for (const field of [
+			'state',
+			'partner',
+			'manager',
+			'businessUnit',
+			'services',
+			'nextReviewDate',
+		])
+			expect(after[field]).toEqual(before[field]);
+	});
+
+	it("with 'Update Status' on, sets the status of the client that has the number too", async () => {
+		const [client] = await clientsWithReference(1, 0, 'EXISTING');
+
+		const run = await upsert({
+			referenceNumber: client.referenceNumber,
+			status: 'PROSPECT',
+			updateStatus: true,
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(sentByNode().at(-1)?.body).toEqual({
+			status: 'PROSPECT',
+			referenceNumber: client.referenceNumber,
+		});
+		expect(run.json[0]).toMatchObject({ id: client.id, state: 'PROSPECT' });
 	});
 
 	it('a batch of new and existing reference numbers lists the firm once for the whole batch', async () => {
@@ -214,7 +283,7 @@ describe('Client > Create or Update', () => {
 		const referenceNumber = newReference();
 
 		const run = await upsert(
-			{ referenceNumber, status: '={{ $json.status }}' },
+			{ referenceNumber, status: '={{ $json.status }}', updateStatus: true },
 			{ input: [{ status: 'PROSPECT' }, { status: 'EXISTING' }] },
 		);
 
@@ -246,7 +315,7 @@ describe('Client > Create or Update', () => {
 			expect.objectContaining({
 				id: client.id,
 				name: client.name,
-				state: 'EXISTING',
+				state: client.state,
 				referenceNumber: client.referenceNumber,
 			}),
 			expect.objectContaining({ name: 'Ada Lovelace', state: 'EXISTING', referenceNumber }),
@@ -313,7 +382,10 @@ describe('Client > Create or Update', () => {
 			}
 		});
 		try {
-			const run = await upsert({ referenceNumber, status: 'PROSPECT' }, { store: proxy.store });
+			const run = await upsert(
+				{ referenceNumber, status: 'PROSPECT', updateStatus: true },
+				{ store: proxy.store },
+			);
 
 			expect(run.error).toBeUndefined();
 			expect(sent()).toEqual([
@@ -378,7 +450,12 @@ describe('Client > Create or Update', () => {
 		sandbox().clearRequests();
 
 		const run = await upsert(
-			{ referenceNumber: client.referenceNumber, authentication: 'oAuth2', status: 'PROSPECT' },
+			{
+				referenceNumber: client.referenceNumber,
+				authentication: 'oAuth2',
+				status: 'PROSPECT',
+				updateStatus: true,
+			},
 			{ store },
 		);
 
@@ -442,7 +519,7 @@ describe('Client > Create or Update', () => {
 		});
 
 		expect(run.error).toBeUndefined();
-		expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: 'EXISTING' });
+		expect(run.json[0]).toMatchObject({ id: client.id, name: client.name, state: client.state });
 		expect(run.json[1].error).toBe('The service refused the request [item 1]');
 	});
 
@@ -465,6 +542,7 @@ describe('Client > Create or Update, from one production execution to the next',
 				operation: 'upsert',
 				referenceNumber: '={{ $json.reference }}',
 				status: '={{ $json.status ?? "EXISTING" }}',
+				updateStatus: true,
 				entityType: 'individual',
 				firstName: 'Ada',
 				lastName: 'Lovelace',

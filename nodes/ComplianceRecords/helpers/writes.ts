@@ -1,0 +1,235 @@
+import { createHash } from 'crypto';
+import type {
+	DeclarativeRestApiSettings,
+	IDataObject,
+	IExecutePaginationFunctions,
+	INodeExecutionData,
+	INodePropertyRouting,
+} from 'n8n-workflow';
+
+import { headerOf, isObject, type ServiceAnswer } from '../transport/answers';
+import { notSentAgainError, type OperationWording } from '../transport/errors';
+import { answerIn, FailedRequest, mayHaveActed } from '../transport/failures';
+import type { WriteReadBack } from '../transport/pacing';
+import { sharedInExecution } from './execution';
+import { type RecordKind, shaperOf } from './output';
+import type { RecordParameter } from './records';
+import { operationError, paginationRouting, recordIn, routedRequest, routedSend } from './routing';
+import { serviceTimeBefore, serviceTimeFromDate } from './serviceTime';
+
+/* Every write once per item and run of the node, whatever n8n runs again (Retry On Fail, the
+ * executions list's Retry: both keep the node context, which holds the log). Why and how:
+ * docs/service-limits.md ("What is sent again"). */
+
+/** How a resource's record, read back, shows an update; when it last changed (service epoch ms, NaN if unsaid). */
+export interface UpdateReadBack {
+	shows(sent: IDataObject, record: IDataObject): boolean;
+	changedAt(record: IDataObject): number;
+}
+
+export interface ServiceWindow {
+	from: number;
+	to: number;
+}
+
+/** A create the service refuses twice (409): whether a body is one, and the record made within a window. */
+export interface UniqueCreate {
+	refusesDuplicate(body: IDataObject): boolean;
+	createdWithin(
+		context: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+		window: ServiceWindow,
+	): Promise<IDataObject | undefined>;
+}
+
+/** An earlier attempt at the item's write that may have acted: when it began and ended (host epoch ms). */
+export interface EarlierAttempt {
+	since: number;
+	until: number;
+}
+
+/** An item's write in the log, saved with the execution: the request's hash, the ID written, or an attempt that may have acted. */
+interface ItemWrite extends Partial<EarlierAttempt> {
+	request: string;
+	id?: string;
+}
+
+/** Whether a record shows a value sent: absent and null alike, objects member by member, lists in any order. */
+export function sameValue(shown: unknown, sent: unknown): boolean {
+	if (shown === undefined || shown === null || sent === undefined || sent === null)
+		return (shown ?? null) === (sent ?? null);
+	if (Array.isArray(sent))
+		return (
+			Array.isArray(shown) &&
+			shown.length === sent.length &&
+			sent.every((value) => shown.some((other) => sameValue(other, value)))
+		);
+	if (isObject(sent))
+		return (
+			isObject(shown) &&
+			[...Object.keys(sent), ...Object.keys(shown)].every((key) => sameValue(shown[key], sent[key]))
+		);
+	return shown === sent;
+}
+
+const itemKey = (context: IExecutePaginationFunctions) => {
+	const itemIndex = context.getItemIndex();
+	return `${context.getWorkflowDataProxy(itemIndex).$runIndex}:${itemIndex}`;
+};
+
+const fingerprint = ({ method, url, body }: DeclarativeRestApiSettings.HttpRequestOptions) =>
+	createHash('sha256')
+		.update(JSON.stringify([method, url, body ?? null]))
+		.digest('base64url')
+		.slice(0, 22);
+
+/** In the node context, enumerable: n8n saves it with the execution, for a Retry from the list. */
+function writeLog(context: IExecutePaginationFunctions): Record<string, ItemWrite> {
+	const store = context.getContext('node');
+	store.writes ??= {};
+	return store.writes as Record<string, ItemWrite>;
+}
+
+const writtenRecords = (context: IExecutePaginationFunctions) =>
+	sharedInExecution(context, 'writtenRecords', async () => new Map<string, IDataObject>());
+
+/** The record an earlier try of the same request wrote, else `write`'s (told of an attempt that may have acted). */
+export async function writtenOnce(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	collection: string,
+	write: (earlier?: EarlierAttempt) => Promise<IDataObject>,
+): Promise<IDataObject> {
+	const log = writeLog(context);
+	const key = itemKey(context);
+	const request = fingerprint(requestData.options);
+	const remembered = await writtenRecords(context);
+	let entry = log[key];
+	if (entry?.request !== request) {
+		// Another request for the item (the workflow changed before a Retry): an earlier attempt still counts.
+		entry = {
+			request,
+			...(entry?.since !== undefined && { since: entry.since, until: entry.until }),
+		};
+		log[key] = entry;
+	}
+	if (entry.id !== undefined) {
+		const url = `${collection}/${encodeURIComponent(entry.id)}`;
+		const read = routedRequest(requestData, { method: 'GET', url, body: undefined });
+		return remembered.get(`${key} ${request}`) ?? recordIn((await routedSend(context, read))[0]);
+	}
+	const { since, until } = entry;
+	const record = await write(
+		since !== undefined && until !== undefined ? { since, until } : undefined,
+	);
+	log[key] = { request, id: String(record.id) };
+	remembered.set(`${key} ${request}`, record);
+	return record;
+}
+
+async function readBackUpdate(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	rules: UpdateReadBack,
+	since: number,
+): Promise<WriteReadBack<INodeExecutionData[]>> {
+	const read = routedRequest(requestData, { method: 'GET', body: undefined });
+	const [answer] = await routedSend(context, read);
+	const record = recordIn(answer);
+	if (rules.shows(requestData.options.body as IDataObject, record))
+		return { state: 'applied', result: [answer] };
+	const date = headerOf(answer?.headers as IDataObject | undefined, 'date');
+	const began = serviceTimeFromDate(date, Date.now() - since) ?? -Infinity;
+	// A change at or after the attempt began (or a record that does not say when) is not overwritten.
+	return rules.changedAt(record) < began ? { state: 'not-applied' } : { state: 'overtaken' };
+}
+
+/** One write of the item, noted if it may have acted; a PATCH that may have been applied (now or by an earlier try) is read back first. */
+export async function routedWrite(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	readBack?: UpdateReadBack,
+): Promise<INodeExecutionData[]> {
+	const entry = writeLog(context)[itemKey(context)];
+	const since = entry?.since ?? Date.now();
+	const check =
+		readBack && requestData.options.method === 'PATCH'
+			? async () => await readBackUpdate(context, requestData, readBack, since)
+			: undefined;
+	const send = async () => {
+		if (check && entry?.since !== undefined) {
+			const found = await check();
+			if (found.state === 'applied') return found.result;
+			if (found.state === 'overtaken')
+				throw new FailedRequest(undefined, { method: 'PATCH', tries: 0, readBack: 'overtaken' });
+		}
+		return await routedSend(context, requestData, check);
+	};
+	return await send().catch((error: unknown) => {
+		if (entry && mayHaveActed(error)) Object.assign(entry, { since, until: Date.now() });
+		throw error;
+	});
+}
+
+/** After a 409 to a create sent again: the record made while the earlier attempt ran (timed by the 409's `Date`). */
+export async function createdByEarlierAttempt(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	unique: UniqueCreate,
+	earlier: EarlierAttempt,
+	{ refusal, sentAt }: { refusal: ServiceAnswer; sentAt: number },
+): Promise<IDataObject | undefined> {
+	const date = headerOf(refusal.headers, 'date');
+	const from = serviceTimeFromDate(date, Date.now() - earlier.since);
+	const to = serviceTimeBefore(date, sentAt - earlier.until);
+	if (from === undefined || to === undefined) return undefined;
+	return await unique.createdWithin(context, requestData, { from, to });
+}
+
+interface WriteRouting {
+	method: 'POST' | 'PATCH';
+	path: string;
+	record?: RecordParameter;
+	kind: RecordKind;
+	wording?: OperationWording;
+	readBack?: UpdateReadBack;
+	unique?: UniqueCreate;
+}
+
+/** Routing of a write answering one record (`{ data: record }`): one output item, once per item and run of the node. */
+export function writeRouting(options: WriteRouting): INodePropertyRouting {
+	const { method, path, record, kind, wording, readBack, unique } = options;
+	async function sendWrite(
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		const body = requestData.options.body as IDataObject;
+		const write = async (earlier?: EarlierAttempt) => {
+			if (earlier && method === 'POST' && !unique?.refusesDuplicate(body))
+				throw notSentAgainError(this.getNode(), this.getItemIndex(), wording);
+			const sentAt = Date.now();
+			return await routedWrite(this, requestData, readBack).then(
+				([answer]) => recordIn(answer),
+				async (error: unknown) => {
+					const refusal = answerIn(error);
+					const own =
+						earlier && unique && refusal?.status === 409
+							? await createdByEarlierAttempt(this, requestData, unique, earlier, {
+									refusal,
+									sentAt,
+								})
+							: undefined;
+					if (own) return own;
+					throw error;
+				},
+			);
+		};
+		try {
+			const written = await writtenOnce(this, requestData, path, write);
+			return [{ json: shaperOf(this, kind)(written) }];
+		} catch (error) {
+			throw await operationError(this, error, { record, wording });
+		}
+	}
+	return paginationRouting({ method, url: path }, sendWrite, record);
+}

@@ -1,0 +1,432 @@
+import type { LoggedRequest } from 'compliance-records-sandbox';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { credentialsFor, runNode, type CredentialStore, type NodeRun } from '../../../helpers';
+import { forwardingProxy } from '../../../helpers/forwardingProxy';
+import { useSandbox } from '../../../helpers/sandbox';
+import {
+	clientIds,
+	listAll,
+	serviceCall,
+	serviceGet,
+	SETUP_HEADER,
+} from '../../../helpers/serviceApi';
+
+/*
+ * Every write once per item, whatever n8n runs again (helpers/writes.ts), in n8n's engine against
+ * the sandbox: Retry On Fail and the executions list's Retry never create a client twice, and an
+ * update the service may have applied is read back before it is sent again, never over someone
+ * else's change.
+ */
+
+const { sandbox, credentials } = useSandbox({ clients: 20 });
+
+afterEach(() => sandbox().clearFaults());
+
+let clockOffsetMs = 0;
+/**
+ * The service's clock moved on, as time passes: a change the tests made just before is then
+ * older than the node's request (the node counts a change in the second or so before an update
+ * it reads back as made during it).
+ */
+function later() {
+	clockOffsetMs += 5_000;
+	sandbox().setClock({ offsetMs: clockOffsetMs });
+}
+
+/** n8n's Retry On Fail: 3 tries, 100 ms apart. */
+const RETRY_ON_FAIL = { maxTries: 3, waitBetweenTries: 100 };
+
+/** The service creates the client of the POST after `after` others, then answers 503: the answer is lost. */
+const answerLostAfterCreate = (after: number) =>
+	sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after, afterHandling: true });
+
+const withRetryOnFail = (parameters: INodeParameters, input: IDataObject[]) =>
+	runNode({ credentials: credentials(), parameters, input, retryOnFail: RETRY_ON_FAIL });
+
+let batch = 0;
+/** Input items naming `count` new clients by last name, and each a new reference number if asked. */
+function newClients(count: number, { withReference = false } = {}): IDataObject[] {
+	batch++;
+	return Array.from({ length: count }, (_, index) => ({
+		lastName: `Writes ${batch} no. ${index}`,
+		...(withReference && { reference: `WRITES-${batch}-${index}` }),
+	}));
+}
+
+const createClients: INodeParameters = {
+	resource: 'client',
+	operation: 'create',
+	status: 'PROSPECT',
+	entityType: 'individual',
+	firstName: 'Ada',
+	lastName: '={{ $json.lastName }}',
+};
+
+const withReferences: INodeParameters = {
+	...createClients,
+	additionalFields: { referenceNumber: '={{ $json.reference }}' },
+};
+
+const byNode = (): LoggedRequest[] =>
+	sandbox()
+		.requests()
+		.filter((request) => request.headers[SETUP_HEADER] === undefined);
+
+const posts = () => byNode().filter((request) => request.method === 'POST');
+
+/** How many clients of the firm have each item's name, as the service holds them now. */
+async function clientsNamedAs(input: IDataObject[]): Promise<number[]> {
+	const names = (await listAll(sandbox())).map((client) => client.name);
+	return input.map(
+		(item) => names.filter((name) => name === `Ada ${item.lastName as string}`).length,
+	);
+}
+
+/** Each item's client, once: the run output every item's client, and the firm holds one of each. */
+async function expectEachCreatedOnce(run: NodeRun, input: IDataObject[]) {
+	expect(run.error).toBeUndefined();
+	expect(run.json.map((client) => client.name)).toEqual(
+		input.map((item) => `Ada ${item.lastName as string}`),
+	);
+	expect(await clientsNamedAs(input)).toEqual(input.map(() => 1));
+}
+
+const statusCounts = (requests: LoggedRequest[]) => {
+	const counts: Record<string, number> = {};
+	for (const { status } of requests) counts[String(status)] = (counts[String(status)] ?? 0) + 1;
+	return counts;
+};
+
+describe("n8n's Retry On Fail runs the whole node again: Client > Create", () => {
+	it('a 503 mid-batch: the clients created are output again, not created again; the one refused is sent again (reference numbers)', async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 3 });
+		const input = newClients(6, { withReference: true });
+
+		const run = await withRetryOnFail(withReferences, input);
+
+		await expectEachCreatedOnce(run, input);
+		expect(statusCounts(posts())).toEqual({ 201: 6, 503: 1 });
+	});
+
+	it('a 503 after the service created the client: the second try finds that client by its reference number (409), and outputs it', async () => {
+		answerLostAfterCreate(2);
+		const input = newClients(6, { withReference: true });
+
+		const run = await withRetryOnFail(withReferences, input);
+
+		await expectEachCreatedOnce(run, input);
+		expect(statusCounts(posts())).toEqual({ 201: 5, 503: 1, 409: 1 });
+	});
+
+	it('without reference numbers, a create the service may have made is never sent again: each client once at most, and the error says how to check', async () => {
+		answerLostAfterCreate(3);
+		const input = newClients(6);
+
+		const run = await withRetryOnFail(createClients, input);
+
+		expect(statusCounts(posts())).toEqual({ 201: 5, 503: 1 });
+		expect(await clientsNamedAs(input)).toEqual(input.map(() => 1));
+		expect(run.error?.message).toMatch(
+			/^The node did not send this item again: an earlier try may have created it \[item \d\]$/,
+		);
+		expect(run.error?.description).toContain(
+			"check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it",
+		);
+		expect(run.error?.description).toContain(
+			"Client > Create or Update with a 'Reference Number' is safe to run again",
+		);
+	});
+});
+
+describe("n8n's Retry On Fail runs the whole node again: Client > Create or Update", () => {
+	const upsertClients: INodeParameters = {
+		resource: 'client',
+		operation: 'upsert',
+		referenceNumber: '={{ $json.reference }}',
+		status: 'PROSPECT',
+		entityType: 'individual',
+		firstName: 'Ada',
+		lastName: '={{ $json.lastName ?? "Existing" }}',
+		additionalFields: { nextReviewDate: '2028-01-31' },
+	};
+
+	it('a 503 mid-batch: each client created or updated once, every item output', async () => {
+		const existing = (await clientIds(sandbox())).slice(0, 3);
+		const references = existing.map((_, index) => `UPSERTED-${batch}-${index}`);
+		for (const [index, id] of existing.entries())
+			await serviceCall(sandbox(), 'PATCH', `/clients/${id}`, {
+				referenceNumber: references[index],
+			});
+		const input = [
+			...newClients(3, { withReference: true }),
+			...references.map((reference) => ({ reference })),
+		];
+		later();
+		sandbox().clearRequests();
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 4 });
+
+		const run = await withRetryOnFail(upsertClients, input);
+
+		expect(run.error).toBeUndefined();
+		expect(run.json.map((client) => client.referenceNumber)).toEqual(
+			input.map((item) => item.reference),
+		);
+		expect(run.json.slice(3).map((client) => client.id)).toEqual(existing);
+		expect(await clientsNamedAs(input.slice(0, 3))).toEqual([1, 1, 1]);
+		const patches = byNode().filter((request) => request.method === 'PATCH');
+		// Each existing client updated once: an update that succeeded is not sent again.
+		expect(
+			patches
+				.filter((patch) => patch.status === 200)
+				.map((patch) => patch.path)
+				.sort(),
+		).toEqual(existing.map((id) => `/clients/${id}`).sort());
+		expect(statusCounts(posts())).toEqual({ 201: 3, 409: 3, 503: 1 });
+	});
+	it('a 503 after the service created the client: the second try takes it for the client it created, without listing the firm or updating it', async () => {
+		answerLostAfterCreate(0);
+		const input = newClients(1, { withReference: true });
+
+		const run = await withRetryOnFail(
+			{ ...upsertClients, lastName: '={{ $json.lastName }}' },
+			input,
+		);
+
+		await expectEachCreatedOnce(run, input);
+		expect(run.json[0].referenceNumber).toBe(input[0].reference);
+		// The refused create, the changes since the first try, the client found there: no listing of the firm, no update.
+		expect(byNode().map((request) => `${request.method} ${request.status}`)).toEqual([
+			'POST 503',
+			'POST 409',
+			'GET 200',
+			'GET 200',
+		]);
+		expect(byNode()[2].query).toHaveProperty('sinceModifiedAt');
+	});
+});
+
+describe("A Retry from n8n's executions list runs the failed node again from the saved execution", () => {
+	it('finds the clients created before the failure: read again, not created again', async () => {
+		answerLostAfterCreate(3);
+		const input = newClients(6, { withReference: true });
+		const failed = await runNode({ credentials: credentials(), parameters: withReferences, input });
+		expect(failed.error?.message).toBe(
+			'The service could not complete the request (HTTP 503) [item 3]',
+		);
+		sandbox().clearRequests();
+
+		const retried = await runNode({
+			credentials: credentials(),
+			parameters: withReferences,
+			retryOf: failed,
+		});
+
+		await expectEachCreatedOnce(retried, input);
+		expect(posts().map((post) => post.status)).toEqual([409]);
+		// The five created before are read by their ID; the sixth is found among the changes since.
+		expect(byNode().filter((request) => request.method === 'GET')).toHaveLength(5 + 2);
+	});
+});
+
+describe('The advice after a write the service may have applied', () => {
+	it("a create answered 503: how to check, and Create or Update with a reference number; never 'Retry On Fail'", async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: createClients,
+			input: newClients(1),
+		});
+
+		expect(run.error?.description).toContain(
+			"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again",
+		);
+		expect(run.error?.description).not.toContain('Retry On Fail');
+	});
+
+	it("a create that timed out: the same, and how to wait longer; never 'Retry On Fail'", async () => {
+		sandbox().injectFaults({ count: 1, hang: true, path: '/clients' });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: { ...createClients, requestOptions: { timeout: 500 } },
+			input: newClients(1),
+		});
+
+		expect(run.error?.message).toBe('The service did not answer within 0.5 seconds [item 0]');
+		expect(run.error?.description).toMatch(
+			/check whether it exists: .* If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings\.$/,
+		);
+		expect(run.error?.description).not.toContain('Retry On Fail');
+	});
+
+	it("Create or Update answered 503: running it again is safe, and says so; never 'Retry On Fail'", async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: {
+				resource: 'client',
+				operation: 'upsert',
+				referenceNumber: `UPSERT-ADVICE-${batch}`,
+				status: 'PROSPECT',
+				entityType: 'individual',
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+			},
+		});
+
+		expect(run.error?.description).toContain(
+			"Running the node again is safe: the service refuses a second client with the 'Reference Number', and the node updates the one that has it.",
+		);
+		expect(run.error?.description).not.toContain('Retry On Fail');
+	});
+});
+
+describe('An update the service may have applied is read back, never sent blind', () => {
+	/** A client of the firm with no partner, and a partner of the firm to set. */
+	async function clientAndPartner(position: number) {
+		const firm = (await serviceGet<{ data: { staff: IDataObject[] } }>(sandbox(), '/firm')).data;
+		const [partner, other] = firm.staff.filter((member) => member.isPartner);
+		const clientId = (await clientIds(sandbox()))[position];
+		await serviceCall(sandbox(), 'PATCH', `/clients/${clientId}`, { partnerId: null });
+		later();
+		sandbox().clearRequests();
+		return { clientId, partnerId: partner.id as string, officersPartnerId: other.id as string };
+	}
+
+	/** The service's client as it holds it now. */
+	const storedClient = async (id: string) =>
+		(await serviceGet<{ data: IDataObject }>(sandbox(), `/clients/${id}`)).data;
+
+	const setPartner = (
+		clientId: string,
+		partnerId: string,
+		{
+			store = credentials(),
+			retryOnFail,
+		}: { store?: CredentialStore; retryOnFail?: typeof RETRY_ON_FAIL } = {},
+	) =>
+		runNode({
+			credentials: store,
+			parameters: {
+				resource: 'client',
+				operation: 'update',
+				clientId,
+				updateFields: { partnerId },
+			},
+			retryOnFail,
+		});
+
+	const sentByNode = () => byNode().map((request) => `${request.method} ${request.status}`);
+
+	it.each([
+		['', undefined, ['PATCH 502', 'GET 200']],
+		[
+			'; with Retry On Fail, each try reads the client again and sends nothing',
+			RETRY_ON_FAIL,
+			['PATCH 502', 'GET 200', 'GET 200', 'GET 200'],
+		],
+	])(
+		"applied, then answered 502, and an officer changed the client in between: the officer's change is kept, and the error says so%s",
+		async (_case, retryOnFail, requests) => {
+			const { clientId, partnerId, officersPartnerId } = await clientAndPartner(1);
+			sandbox().injectFaults({
+				count: 1,
+				status: 502,
+				path: `/clients/${clientId}`,
+				afterHandling: true,
+			});
+			// The officer's change lands after the node's update, before the node reads the client back.
+			const proxy = await forwardingProxy(sandbox().baseUrl, {
+				before: async ({ method }) => {
+					if (method === 'GET')
+						await serviceCall(sandbox(), 'PATCH', `/clients/${clientId}`, {
+							partnerId: officersPartnerId,
+						});
+				},
+			});
+			try {
+				const apiPath = new URL(sandbox().baseUrl).pathname.replace(/\/$/, '');
+				const store = credentialsFor({ ...sandbox(), baseUrl: `${proxy.origin}${apiPath}` });
+
+				const run = await setPartner(clientId, partnerId, { store, retryOnFail });
+
+				expect(sentByNode()).toEqual(requests);
+				expect((await storedClient(clientId)).partner).toMatchObject({ id: officersPartnerId });
+				expect(run.error?.message).toBe('The client changed while the node updated it [item 0]');
+				expect(run.error?.description).toBe(
+					'The service may have applied the update without confirming it, and another user or system changed the client since. The node did not send the update again, so as not to undo their change. Check the client with Client > Get, then run the node again for this item if its values should still apply.',
+				);
+			} finally {
+				await proxy.close();
+			}
+		},
+	);
+
+	it('applied, then answered 502, nothing in between: done, one update, the client read back output', async () => {
+		const { clientId, partnerId } = await clientAndPartner(2);
+		sandbox().injectFaults({
+			count: 1,
+			status: 502,
+			path: `/clients/${clientId}`,
+			afterHandling: true,
+		});
+
+		const run = await setPartner(clientId, partnerId);
+
+		expect(run.error).toBeUndefined();
+		expect(sentByNode()).toEqual(['PATCH 502', 'GET 200']);
+		expect(run.json).toEqual([await storedClient(clientId)]);
+		expect(run.json[0].partner).toMatchObject({ id: partnerId });
+	});
+
+	it.each([
+		['answered 502 before it was applied', { status: 502 as const }, 'PATCH 502'],
+		['answered 504 before it was applied', { status: 504 as const }, 'PATCH 504'],
+		['cut off before it reached the service', { drop: true }, 'PATCH undefined'],
+	])('%s: read back, then sent again', async (_case, fault, first) => {
+		const { clientId, partnerId } = await clientAndPartner(3);
+		sandbox().injectFaults({ count: 1, path: `/clients/${clientId}`, ...fault });
+
+		const run = await setPartner(clientId, partnerId);
+
+		expect(run.error).toBeUndefined();
+		expect(sentByNode()).toEqual([first, 'GET 200', 'PATCH 200']);
+		expect(run.json[0].partner).toMatchObject({ id: partnerId });
+	});
+
+	it('Individual > Update: the same, by the individual’s own fields', async () => {
+		const [individual] = (
+			await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/individuals?limit=1')
+		).data;
+		sandbox().clearRequests();
+		sandbox().injectFaults({
+			count: 1,
+			status: 504,
+			path: `/individuals/${individual.id}`,
+			afterHandling: true,
+		});
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: {
+				resource: 'individual',
+				operation: 'update',
+				individualId: individual.id,
+				updateFields: {
+					middleName: 'Augusta',
+					residentialAddress: { line1: '12 St James’s Square', city: 'London' },
+				},
+			},
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(sentByNode()).toEqual(['PATCH 504', 'GET 200']);
+		expect(run.json[0]).toMatchObject({
+			middleName: 'Augusta',
+			residentialAddress: { line1: '12 St James’s Square', city: 'London' },
+		});
+	});
+});
