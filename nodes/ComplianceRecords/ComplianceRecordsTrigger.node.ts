@@ -43,13 +43,6 @@ const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> 
 	amlDeterminationCompleted: determinationCompletedAt,
 };
 
-/** What Simplify keeps of each event, whatever else gives way: when it happened. */
-const EVENT_FIELDS: Record<TriggerEvent, string[]> = {
-	clientModified: ['lastModifiedAt'],
-	amlDeterminationCompleted: ['amlDeterminationCompletedAt', 'riskLevel'],
-	reviewDue: ['nextReviewDate'],
-};
-
 const NOTHING_YET: Record<TriggerEvent, string> = {
 	clientModified: 'The firm has no client yet',
 	amlDeterminationCompleted: 'No client of the firm has a completed AML determination yet',
@@ -90,7 +83,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 
 		const simplified = this.getNodeParameter('simplify', false) === true;
 		const output = shaperFor(
-			simplified ? { mode: 'simple', keep: EVENT_FIELDS[event] } : { mode: 'raw' },
+			{ mode: simplified ? 'simple' : 'raw' },
 			fetchesFullClient ? 'client' : 'clientListItem',
 		);
 		const budget = new PollBudget(this);
