@@ -8,6 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { authenticationProperty, serviceCredentials } from './authentication';
+import { subtitleOf } from './descriptions/subtitle';
 import {
 	calendarDate,
 	checkReviewDays,
@@ -60,8 +61,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 		group: ['trigger'],
 		// 1.1 simplifies its output by default; version 1 (0.1.0) emits the service's records.
 		version: [1, 1.1],
-		subtitle:
-			'={{ {"clientModified": "Client Created or Modified", "amlDeterminationCompleted": "AML Determination Completed", "reviewDue": "Review Due"}[$parameter["event"]] }}',
+		subtitle: subtitleOf(triggerProperties, ['event']),
 		description:
 			'Starts the workflow when a client changes, an AML determination completes or a review date nears, in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records Trigger' },

@@ -86,9 +86,10 @@ describe('Compliance Records node description', () => {
 		['organisation', 'getAll'],
 		['firm', 'get'],
 	])(
-		'%s > %s: version 2 (new nodes) has Simplify, on; version 1 (0.1.0) has none',
+		'%s > %s: versions 2 and 2.1 (new nodes) have Simplify, on; version 1 (0.1.0) has none',
 		(resource, operation) => {
-			expect(description.version).toEqual([1, 2]);
+			expect(description.version).toEqual([1, 2, 2.1]);
+			expect(shown({ resource, operation }, 2.1)).toMatchObject({ simplify: true });
 			expect(shown({ resource, operation }, 2)).toMatchObject({ simplify: true });
 			expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
 		},
@@ -134,6 +135,38 @@ describe('Compliance Records node description', () => {
 			});
 		},
 	);
+
+	it("client > getAll: version 2.1 (new nodes) asks 'Review Due', its days only for a window; 1 and 2 keep 'Include Overdue'", () => {
+		const getMany = { resource: 'client', operation: 'getAll' };
+		const filterNames = (typeVersion: number) =>
+			(
+				description.properties.find(
+					(property) =>
+						property.name === 'filters' &&
+						NodeHelpers.displayParameter(getMany, property, { typeVersion }, description),
+				)?.options as INodeProperties[]
+			)
+				.filter((option) => NodeHelpers.displayParameter({}, option, { typeVersion }, description))
+				.map((option) => option.displayName);
+
+		expect(shown(getMany, 2.1)).toMatchObject({ reviewDue: 'any' });
+		expect(shown(getMany, 2.1)).not.toHaveProperty('reviewDueWithinDays');
+		expect(shown({ ...getMany, reviewDue: 'overdue' }, 2.1)).not.toHaveProperty(
+			'reviewDueWithinDays',
+		);
+		for (const reviewDue of ['dueWithin', 'overdueOrDueWithin']) {
+			expect(shown({ ...getMany, reviewDue }, 2.1)).toMatchObject({ reviewDueWithinDays: 30 });
+		}
+		expect(filterNames(2.1)).toEqual(['Modified Since']);
+		for (const typeVersion of [1, 2]) {
+			expect(shown(getMany, typeVersion)).not.toHaveProperty('reviewDue');
+			expect(filterNames(typeVersion)).toEqual([
+				'Include Overdue',
+				'Modified Since',
+				'Review Due Within (Days)',
+			]);
+		}
+	});
 
 	it('Return All hides Limit', () => {
 		expect(shown({ resource: 'client', operation: 'getAll', returnAll: true })).not.toHaveProperty(
