@@ -101,6 +101,12 @@ describe('Client > Get Many', () => {
 			'2027-03-31T08:30:00.000Z',
 		],
 		["an expression's Date", '={{ new Date("2027-03-31T09:30:00Z") }}', '2027-03-31T09:30:00.000Z'],
+		['an ISO 8601 week date (Wednesday of week 13)', '2027-W13-3', '2027-03-30T22:00:00.000Z'],
+		['a week date with a time and an offset', '2027-W13-3T09:30+01:00', '2027-03-31T08:30:00.000Z'],
+		['an ISO 8601 ordinal date (day 90)', '2027-090', '2027-03-30T22:00:00.000Z'],
+		['a month alone (its first moment)', '2027-03', '2027-02-28T23:00:00.000Z'],
+		['a year alone (its first moment)', '2027', '2026-12-31T23:00:00.000Z'],
+		['a week alone (its Monday)', '2027-W13', '2027-03-28T22:00:00.000Z'],
 	])('takes %s, as the date fields do', async (_form, sinceModifiedAt, sent) => {
 		await allClients();
 
@@ -116,16 +122,33 @@ describe('Client > Get Many', () => {
 
 	it.each([
 		['words', 'last tuesday'],
-		['a date that is not in the calendar', '2027-02-30T00:00:00Z'],
-		['an hour out of range', '20270331T250000Z'],
+		['a time without a date', '12:30'],
+		['a date in another form', '31/03/2027'],
 	])(
 		'refuses a Modified Since that is %s, before sending anything',
 		async (_case, sinceModifiedAt) => {
 			const run = await getAll({ filters: { sinceModifiedAt } });
 
-			expect(run.error?.message).toBe("'Modified Since' is not a valid date and time [item 0]");
+			expect(run.error?.message).toBe("'Modified Since' is not a date [item 0]");
 			expect(run.error?.description).toBe(
-				`Got "${sinceModifiedAt}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`,
+				`Got "${sinceModifiedAt}". Pick a date, or enter an ISO 8601 date, or date and time, such as 2027-03-31 or 2027-03-31T09:00:00Z.`,
+			);
+			expect(sandbox().requests()).toEqual([]);
+		},
+	);
+
+	it.each([
+		['a date that is not in the calendar', '2027-02-30T00:00:00Z'],
+		['an hour out of range', '20270331T250000Z'],
+		['a week that does not exist', '2027-W54-1'],
+	])(
+		'refuses a Modified Since that is %s, before sending anything',
+		async (_case, sinceModifiedAt) => {
+			const run = await getAll({ filters: { sinceModifiedAt } });
+
+			expect(run.error?.message).toBe("'Modified Since' is not a real date [item 0]");
+			expect(run.error?.description).toBe(
+				`"${sinceModifiedAt}" names a day or a time that does not exist. Enter one that does, such as 2027-03-31.`,
 			);
 			expect(sandbox().requests()).toEqual([]);
 		},
