@@ -44,11 +44,24 @@ const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> 
 	amlDeterminationCompleted: determinationCompletedAt,
 };
 
-const NOTHING_YET: Record<TriggerEvent, string> = {
-	clientModified: 'The firm has no client yet',
-	amlDeterminationCompleted: 'No client of the firm has a completed AML determination yet',
-	reviewDue: `No client has a next review date within '${REVIEW_DUE_WITHIN}'`,
-};
+/** Why Fetch Test Event found nothing, and what to do in the service to see one. */
+function nothingYet(event: TriggerEvent, reviewDays: number): { message: string; next: string } {
+	const within = reviewDays === 0 ? 'today' : `in the next ${reviewDays} days`;
+	switch (event) {
+		case 'clientModified':
+			return { message: 'The firm has no client yet', next: 'Create a client in the service' };
+		case 'amlDeterminationCompleted':
+			return {
+				message: 'No client of the firm has a completed AML determination yet',
+				next: "Complete a client's AML determination in the service",
+			};
+		case 'reviewDue':
+			return {
+				message: `No client has a next review date ${within}`,
+				next: `Give a client a next review date ${within} in the service, or set '${REVIEW_DUE_WITHIN}' to more days`,
+			};
+	}
+}
 
 export class ComplianceRecordsTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -99,8 +112,9 @@ export class ComplianceRecordsTrigger implements INodeType {
 				sampleEventTime(this, event, reviewDays ?? 0),
 			);
 			if (sample.length === 0) {
-				throw new NodeOperationError(this.getNode(), NOTHING_YET[event], {
-					description: 'Make such a change in the service, then fetch a test event again.',
+				const { message, next } = nothingYet(event, reviewDays ?? 0);
+				throw new NodeOperationError(this.getNode(), message, {
+					description: `${next}, then fetch a test event again.`,
 				});
 			}
 			const shown: Client[] = [];

@@ -37,8 +37,9 @@ export const requestDefaults = {
 	json: true,
 };
 
-const TIMEOUT_ADVICE =
-	"If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings, or turn on 'Retry On Fail'.";
+/** A value to set, not "raise": n8n fills a new 'Timeout' with 10000, less than the node's own 30000. */
+const timeoutAdvice = (waitedMs: number) =>
+	`If it is only slow, set 'Timeout' under 'Request Options' in the node's settings to ${waitedMs * 2} (milliseconds; it waited ${waitedMs}), or turn on 'Retry On Fail'.`;
 
 /** n8n's Request Options > Timeout when the user set one; else the package's, not n8n's 300 s. */
 function timeoutOf(context: IExecuteSingleFunctions): number {
@@ -81,7 +82,7 @@ export async function operationError(
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
 		timeoutMs: timeoutOf(context),
-		timeoutAdvice: TIMEOUT_ADVICE,
+		timeoutAdvice: timeoutAdvice(timeoutOf(context)),
 		wording,
 		record: record && {
 			label: record.label,

@@ -179,7 +179,7 @@ function triesTold({ tries, declined }: Sending): string | undefined {
 		return `It asked to wait ${waitInWords(declined.askedMs)} before the next request; ${allowed}.`;
 	}
 	return tries > 1
-		? `The node sent the request ${tries} times, waiting between tries, and it failed each time.`
+		? `The node sent the request ${tries} times, waiting between tries, and none went through.`
 		: undefined;
 }
 
@@ -200,7 +200,7 @@ function mayHaveActed(
 		return undefined;
 	return (
 		context.wording?.mayHaveActed ??
-		'The service may have acted on the request before it failed, so the node did not send it again.'
+		'The service may have acted on the request before this happened, so the node did not send it again.'
 	);
 }
 

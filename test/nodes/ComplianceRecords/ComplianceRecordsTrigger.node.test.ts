@@ -172,17 +172,33 @@ describe('Fetch Test Event', () => {
 		).toBe(true);
 	});
 
-	it('says what to do when there is nothing to show yet', async () => {
-		const poller = createTriggerPoller({
-			parameters: { event: 'clientModified' },
-			credentials: empty.credentials(),
-		});
+	it.each([
+		[
+			{ event: 'clientModified' },
+			'The firm has no client yet',
+			'Create a client in the service, then fetch a test event again.',
+		],
+		[
+			{ event: 'amlDeterminationCompleted' },
+			'No client of the firm has a completed AML determination yet',
+			"Complete a client's AML determination in the service, then fetch a test event again.",
+		],
+		[
+			{ event: 'reviewDue', days: 14 },
+			'No client has a next review date in the next 14 days',
+			"Give a client a next review date in the next 14 days in the service, or set 'Review Due Within (Days)' to more days, then fetch a test event again.",
+		],
+		[
+			{ event: 'reviewDue', days: 0 },
+			'No client has a next review date today',
+			"Give a client a next review date today in the service, or set 'Review Due Within (Days)' to more days, then fetch a test event again.",
+		],
+	])('says what to do when there is nothing to show yet: %j', async (parameters, message, next) => {
+		const poller = createTriggerPoller({ parameters, credentials: empty.credentials() });
 		const { json, error } = await poller.fetchTestEvent();
 		expect(json).toEqual([]);
-		expect(error?.message).toBe('The firm has no client yet');
-		expect((error as Error & { description?: string }).description).toMatch(
-			/then fetch a test event again/,
-		);
+		expect(error?.message).toBe(message);
+		expect((error as Error & { description?: string }).description).toBe(next);
 	});
 });
 

@@ -22,7 +22,7 @@ export const clientWording: OperationWording = {
 			"Another client of the firm has this reference number. Use a different 'Reference Number'.",
 	},
 	mayHaveActed:
-		"The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it.",
+		"The service may have created the client before this happened, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it.",
 };
 
 /** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
