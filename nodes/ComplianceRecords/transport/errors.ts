@@ -113,7 +113,7 @@ function explainAnswer(
 		case 400:
 			return {
 				message: 'The service refused the request',
-				advice: 'Correct the value the service names, then run the node again.',
+				advice: 'Correct the value the service names, then try again.',
 			};
 		case 401:
 			return context.authentication === 'oAuth2'

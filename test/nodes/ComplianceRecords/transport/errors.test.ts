@@ -59,7 +59,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		expect(result.error?.message).toBe('The service refused the request [item 0]');
 		expect(result.error?.description).toBe(
-			`${serviceSaid(sandbox())} Correct the value the service names, then run the node again.`,
+			`${serviceSaid(sandbox())} Correct the value the service names, then try again.`,
 		);
 		expect((result.error as { httpCode?: string }).httpCode).toBe('400');
 		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
@@ -366,7 +366,7 @@ describe('What an error must never show', () => {
 
 		expect(error.message).toBe('The service refused the request');
 		expect(error.description).toBe(
-			`The service said: ${'x'.repeat(299)}… Correct the value the service names, then run the node again.`,
+			`The service said: ${'x'.repeat(299)}… Correct the value the service names, then try again.`,
 		);
 	});
 });
