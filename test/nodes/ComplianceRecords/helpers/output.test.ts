@@ -276,7 +276,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
-	it('makes what an AI agent reads several times smaller (the README quotes these figures)', async () => {
+	it('makes what an AI agent reads several times smaller (docs/ai-agents.md quotes these figures)', async () => {
 		const [client] = await fullClients();
 		const measured: Array<[string, INodeParameters]> = [
 			['Client > Get Many, 50 clients', { resource: 'client', operation: 'getAll', limit: 50 }],
