@@ -136,9 +136,10 @@ describe('Compliance Records node description', () => {
 		},
 	);
 
-	it("client > getAll: version 2.1 (new nodes) asks 'Review Due', its days only for a window; 1 and 2 keep 'Include Overdue'", () => {
+	it("client > getAll: version 2.1 (new nodes) filters on 'Review Due', its days only for a window; 1 and 2 keep 'Include Overdue'", () => {
 		const getMany = { resource: 'client', operation: 'getAll' };
-		const filterNames = (typeVersion: number) =>
+		/** The filters the editor offers to add, with these filters already added. */
+		const offered = (typeVersion: number, filters: INodeParameters = {}) =>
 			(
 				description.properties.find(
 					(property) =>
@@ -146,26 +147,31 @@ describe('Compliance Records node description', () => {
 						NodeHelpers.displayParameter(getMany, property, { typeVersion }, description),
 				)?.options as INodeProperties[]
 			)
-				.filter((option) => NodeHelpers.displayParameter({}, option, { typeVersion }, description))
+				.filter((option) =>
+					NodeHelpers.displayParameter(filters, option, { typeVersion }, description),
+				)
 				.map((option) => option.displayName);
 
-		expect(shown(getMany, 2.1)).toMatchObject({ reviewDue: 'any' });
-		expect(shown(getMany, 2.1)).not.toHaveProperty('reviewDueWithinDays');
-		expect(shown({ ...getMany, reviewDue: 'overdue' }, 2.1)).not.toHaveProperty(
-			'reviewDueWithinDays',
-		);
+		expect(offered(2.1)).toEqual(['Modified Since', 'Review Due']);
+		expect(offered(2.1, { reviewDue: 'overdue' })).toEqual(['Modified Since', 'Review Due']);
 		for (const reviewDue of ['dueWithin', 'overdueOrDueWithin']) {
-			expect(shown({ ...getMany, reviewDue }, 2.1)).toMatchObject({ reviewDueWithinDays: 30 });
+			expect(offered(2.1, { reviewDue })).toEqual([
+				'Modified Since',
+				'Review Due',
+				'Review Due Within (Days)',
+			]);
 		}
-		expect(filterNames(2.1)).toEqual(['Modified Since']);
 		for (const typeVersion of [1, 2]) {
-			expect(shown(getMany, typeVersion)).not.toHaveProperty('reviewDue');
-			expect(filterNames(typeVersion)).toEqual([
+			expect(offered(typeVersion)).toEqual([
 				'Include Overdue',
 				'Modified Since',
 				'Review Due Within (Days)',
 			]);
 		}
+		const overdue = { reviewDue: 'overdue', reviewDueWithinDays: 5 };
+		expect(shown({ ...getMany, filters: overdue }, 2.1).filters).toEqual({ reviewDue: 'overdue' });
+		const saved = { includeOverdue: true, reviewDueWithinDays: 5 };
+		expect(shown({ ...getMany, filters: saved }, 2).filters).toEqual(saved);
 	});
 
 	it('Return All hides Limit', () => {

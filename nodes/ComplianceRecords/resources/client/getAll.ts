@@ -30,7 +30,7 @@ function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const filters = this.getNodeParameter('filters', {}) as IDataObject;
 	const chosen =
 		this.getNode().typeVersion >= REVIEW_DUE_VERSION
-			? (this.getNodeParameter('reviewDue', 'any') as ReviewDue)
+			? ((filters.reviewDue ?? 'any') as ReviewDue)
 			: savedReviewDue(filters);
 	if (chosen === 'any') return undefined;
 	const today = calendarDate(Date.now(), this.getTimezone());
@@ -38,9 +38,7 @@ function reviewDueFilter(this: IExecuteSingleFunctions) {
 		chosen === 'overdue'
 			? -1
 			: checkReviewDays(
-					this.getNode().typeVersion >= REVIEW_DUE_VERSION
-						? this.getNodeParameter('reviewDueWithinDays', 30)
-						: filters.reviewDueWithinDays,
+					filters.reviewDueWithinDays ?? DEFAULT_DAYS,
 					this.getNode(),
 					this.getItemIndex(),
 				);
@@ -55,48 +53,11 @@ export const routing = listRouting('/clients', 'clientListItem', reviewDueFilter
 const sinceVersion = (version: number) => ({ '@version': [{ _cnd: { gte: version } }] });
 const beforeVersion = (version: number) => ({ '@version': [{ _cnd: { lt: version } }] });
 
-const DUE_WITHIN = `'${REVIEW_DUE_WITHIN}'`;
+const DEFAULT_DAYS = 30;
+const DUE_WITHIN = `'${REVIEW_DUE_WITHIN}' (${DEFAULT_DAYS} unless set)`;
 
 const properties: INodeProperties[] = [
 	...pagingFields,
-	{
-		displayName: 'Review Due',
-		name: 'reviewDue',
-		type: 'options',
-		default: 'any',
-		description:
-			"Which clients to return by their next review date, today being in the workflow's time zone. The service cannot filter by date, so the node reads every client (or every one changed since 'Modified Since') to find them.",
-		options: [
-			{ name: 'Any', value: 'any', description: 'Every client, with a review date or not' },
-			{
-				name: 'Due Within (Days)',
-				value: 'dueWithin',
-				description: `Clients whose next review date is from today to ${DUE_WITHIN} days ahead`,
-			},
-			{
-				name: 'Overdue',
-				value: 'overdue',
-				description: 'Clients whose next review date has passed',
-			},
-			{
-				name: 'Overdue or Due Within (Days)',
-				value: 'overdueOrDueWithin',
-				description: `Clients whose next review date has passed or is at most ${DUE_WITHIN} days ahead`,
-			},
-		],
-		displayOptions: { show: sinceVersion(REVIEW_DUE_VERSION) },
-	},
-	{
-		displayName: REVIEW_DUE_WITHIN,
-		name: 'reviewDueWithinDays',
-		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		default: 30,
-		description: 'How many days ahead of today; 0 is today only',
-		displayOptions: {
-			show: { ...sinceVersion(REVIEW_DUE_VERSION), reviewDue: ['dueWithin', 'overdueOrDueWithin'] },
-		},
-	},
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -129,14 +90,56 @@ const properties: INodeProperties[] = [
 				},
 			},
 			{
+				displayName: 'Review Due',
+				name: 'reviewDue',
+				type: 'options',
+				default: 'dueWithin',
+				description:
+					"Which clients to return by their next review date, today being in the workflow's time zone. The service cannot filter by date, so the node reads every client (or every one changed since 'Modified Since') to find them.",
+				options: [
+					{ name: 'Any', value: 'any', description: 'Every client, with a review date or not' },
+					{
+						name: 'Due Within (Days)',
+						value: 'dueWithin',
+						description: `Clients whose next review date is from today to ${DUE_WITHIN} days ahead`,
+					},
+					{
+						name: 'Overdue',
+						value: 'overdue',
+						description: 'Clients whose next review date has passed',
+					},
+					{
+						name: 'Overdue or Due Within (Days)',
+						value: 'overdueOrDueWithin',
+						description: `Clients whose next review date has passed or is at most ${DUE_WITHIN} days ahead`,
+					},
+				],
+				displayOptions: { show: sinceVersion(REVIEW_DUE_VERSION) },
+			},
+			{
 				displayName: REVIEW_DUE_WITHIN,
 				name: 'reviewDueWithinDays',
 				type: 'number',
 				typeOptions: { minValue: 0 },
-				default: 30,
+				default: DEFAULT_DAYS,
 				description:
 					"Only clients whose next review date is from today to this many days ahead, today being in the workflow's time zone",
 				displayOptions: { show: beforeVersion(REVIEW_DUE_VERSION) },
+			},
+			// The same field from 2.1, shown once 'Review Due' asks for a window.
+			{
+				displayName: REVIEW_DUE_WITHIN,
+				name: 'reviewDueWithinDays',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				default: DEFAULT_DAYS,
+				description: "How many days ahead of today, for 'Review Due'; 0 is today only",
+				displayOptions: {
+					show: {
+						...sinceVersion(REVIEW_DUE_VERSION),
+						reviewDue: ['dueWithin', 'overdueOrDueWithin'],
+					},
+				},
 			},
 		],
 	},

@@ -177,24 +177,23 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 
 	const reviewDate = (client: IDataObject) => String(client.nextReviewDate ?? '');
 
-	it("'Any', the default, keeps every client and reads only what Limit asks", async () => {
+	it("'Any', as without the filter, keeps every client and reads only what Limit asks", async () => {
 		const clients = await everyClient();
 
-		const run = await getMany({ simplify: false });
+		const run = await getMany({ filters: { reviewDue: 'any' }, simplify: false });
 
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual(clients.slice(0, 50));
 		expect(large.sandbox().requests()).toHaveLength(1);
 	});
 
-	it("'Due Within (Days)' keeps the clients whose review is due from today to N days ahead, reading every page", async () => {
+	it("'Due Within (Days)', the filter's default, keeps the clients whose review is due from today to N days ahead, reading every page", async () => {
 		const clients = await everyClient();
 		const [today, last] = [dateIn(0), dateIn(30)];
 
 		const run = await getMany({
 			returnAll: true,
-			reviewDue: 'dueWithin',
-			reviewDueWithinDays: 30,
+			filters: { reviewDue: 'dueWithin', reviewDueWithinDays: 30 },
 			simplify: false,
 		});
 
@@ -217,7 +216,11 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 		await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-1) });
 		const clients = await everyClient();
 
-		const run = await getMany({ returnAll: true, reviewDue: 'overdue', simplify: false });
+		const run = await getMany({
+			returnAll: true,
+			filters: { reviewDue: 'overdue' },
+			simplify: false,
+		});
 
 		expect(run.error).toBeUndefined();
 		const past = clients.filter(
@@ -235,8 +238,7 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 
 		const run = await getMany({
 			returnAll: true,
-			reviewDue: 'overdueOrDueWithin',
-			reviewDueWithinDays: 7,
+			filters: { reviewDue: 'overdueOrDueWithin', reviewDueWithinDays: 7 },
 			simplify: false,
 		});
 
@@ -258,8 +260,7 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 
 		const run = await getMany({
 			limit: firstPageDue,
-			reviewDue: 'dueWithin',
-			reviewDueWithinDays: 60,
+			filters: { reviewDue: 'dueWithin', reviewDueWithinDays: 60 },
 			simplify: false,
 		});
 
@@ -279,9 +280,7 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 
 		const run = await getMany({
 			returnAll: true,
-			reviewDue: 'dueWithin',
-			reviewDueWithinDays: 365,
-			filters: { sinceModifiedAt: since },
+			filters: { sinceModifiedAt: since, reviewDue: 'dueWithin', reviewDueWithinDays: 365 },
 			simplify: false,
 		});
 
@@ -309,7 +308,9 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 			"'Review Due Within (Days)' must be a whole number of days, 0 or more (got 1.5)",
 		],
 	])('refuses %s before any request', async (_case, reviewDueWithinDays, message) => {
-		const run = await getMany({ reviewDue: 'overdueOrDueWithin', reviewDueWithinDays });
+		const run = await getMany({
+			filters: { reviewDue: 'overdueOrDueWithin', reviewDueWithinDays },
+		});
 
 		expect(run.error?.message).toBe(`${message} [item 0]`);
 		expect(large.sandbox().requests()).toEqual([]);
@@ -332,7 +333,10 @@ describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 			large.sandbox().clearRequests();
 
 			const saved = await getMany({ returnAll: true, filters }, 2);
-			const chosen = await getMany({ returnAll: true, ...choice, reviewDueWithinDays: 14 });
+			const chosen = await getMany({
+				returnAll: true,
+				filters: { ...choice, reviewDueWithinDays: 14 },
+			});
 
 			expect([saved.error, chosen.error]).toEqual([undefined, undefined]);
 			expect(saved.json.length).toBeGreaterThan(0);
