@@ -41,8 +41,7 @@ export class ComplianceRecords implements INodeType {
 			dark: 'file:../../icons/complianceRecords.dark.svg',
 		},
 		group: ['transform'],
-		// 2.1 asks Get Many's review filter in one choice; 2 adds record and date pickers, Simplify,
-		// and Output as a tool; 1 is 0.1.0's (IDs and dates as text, the service's records).
+		// 2.1: Get Many's 'Review Due'; 2: pickers, Simplify, Output as a tool; 1: 0.1.0's.
 		version: [1, 2, 2.1],
 		subtitle: subtitleOf(properties, ['operation', 'resource']),
 		description:

@@ -44,7 +44,6 @@ const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> 
 	amlDeterminationCompleted: determinationCompletedAt,
 };
 
-/** Why Fetch Test Event found nothing, and what to do in the service to see one. */
 function nothingYet(event: TriggerEvent, reviewDays: number): { message: string; next: string } {
 	const within = reviewDays === 0 ? 'today' : `in the next ${reviewDays} days`;
 	switch (event) {

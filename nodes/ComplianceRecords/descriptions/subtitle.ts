@@ -1,9 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/**
- * The canvas subtitle: the display names of the chosen options of these parameters, joined by
- * ": " (n8n's node UI design: "Get Many: Client", never the stored "getAll: client").
- */
+/** The canvas subtitle: the chosen options' display names ("Get Many: Client"), not their values. */
 export function subtitleOf(properties: INodeProperties[], parameterNames: string[]): string {
 	const shown = parameterNames.map((name) => {
 		const names = Object.fromEntries(

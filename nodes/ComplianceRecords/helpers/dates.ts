@@ -59,11 +59,7 @@ function isJsDate(value: unknown): value is Date {
 /** A date with its day at the start: calendar, week or ordinal, extended or basic (2027-03-31, 2027-W13-3, 2027-090). */
 const WITH_DAY = /^[+-]?\d{4,6}-?(?:\d{2}-?\d{2}|W\d{2}-?\d|\d{3})(?!\d)/i;
 
-/**
- * Text as ISO 8601, in any of its forms, as Luxon reads it (a value without an offset is in
- * `zone`); a space for the T, as databases write it. Always a date first: Luxon would take "12"
- * for noon today.
- */
+/** Any ISO 8601 form, or a space for the T; a date first, as Luxon alone takes "12" for noon today. */
 function readText(text: string, zone: string): DateTime {
 	if (!/^[+-]?\d{4}/.test(text)) return DateTime.invalid('unparsable');
 	const iso = DateTime.fromISO(text, { zone, setZone: true });
@@ -72,7 +68,6 @@ function readText(text: string, zone: string): DateTime {
 		: DateTime.fromSQL(text, { zone, setZone: true });
 }
 
-/** The moment a field's value names: text, an expression's DateTime (n8n's Luxon) or a JavaScript Date (in `zone`). */
 function readValue(value: unknown, zone: string): DateTime | undefined {
 	if (DateTime.isDateTime(value)) return value;
 	if (isJsDate(value)) return DateTime.fromJSDate(value, { zone });
@@ -92,7 +87,6 @@ function shown(value: unknown): string {
 const HOW_TO_ENTER_A_DATE =
 	'Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.';
 
-/** Why a value is not a date: an expression's invalid date, no date at all, or a day or time that does not exist. */
 function refuseDate(
 	at: InputPosition,
 	label: string,
@@ -151,10 +145,7 @@ export function checkBirthDate(
 	return { day, month, year };
 }
 
-/**
- * A moment as the service's UTC `date-time`: any ISO 8601 date or date and time, to the year,
- * month or week too (its first moment); without an offset, in the workflow's time zone.
- */
+/** The service's UTC `date-time` of a moment, to the year, month or week too (its first moment). */
 export function checkInstant(
 	value: unknown,
 	label: string,

@@ -47,10 +47,7 @@ function dateOfBirth(birth: unknown): string | null {
 	return `${birth.year}-${pad(birth.month)}-${pad(birth.day)}`;
 }
 
-/**
- * Simplify's client, the same keys in the same order whatever outputs it. A list item carries no
- * partner or manager (spec §2.2), so those two keys are absent from it: null would say "none".
- */
+/** Simplify's client, one shape; a list item has no partner or manager (spec §2.2): absent, as null says "none". */
 function flatClient(client: IDataObject, listItem: boolean): IDataObject {
 	const determination = isObject(client.lastAmlDetermination) ? client.lastAmlDetermination : {};
 	return {
