@@ -5,8 +5,9 @@
 //   2. starts the sandbox of the service with 500 demo clients;
 //   3. installs a real n8n once (cached outside the repo, reused afterwards);
 //   4. starts n8n with this package loaded, its data in .n8n-demo/;
-//   5. creates the owner login, credentials for the sandbox and the example workflows, among
-//      them an MCP server for AI assistants, guarded by a bearer token kept in .n8n-demo/.
+//   5. creates the owner login, credentials for the sandbox (the OAuth2 one connected) and the
+//      example workflows, among them an MCP server for AI assistants, guarded by a bearer token
+//      kept in .n8n-demo/.
 // Ctrl-C stops n8n and the sandbox.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -132,8 +133,8 @@ Ready in ${formatDuration(elapsedMs)}.
 
   Sandbox API  ${sandbox.baseUrl}   (API key ${sandbox.apiKey})
   Auth server  ${sandbox.authUrl}   (OAuth2 client id ${sandbox.oauthClientId})
-  Credentials  "${API_KEY_CREDENTIAL}" and "${OAUTH2_CREDENTIAL}"
-               (for OAuth2, open the credential and click "Connect my account")
+  Credentials  "${API_KEY_CREDENTIAL}" and "${OAUTH2_CREDENTIAL}",
+               both ready (OAuth2 connected through the sandbox's authorization server)
 
   MCP server   ${mcp.urls.join('\n               ')}
                for AI assistants (MCP clients); send the header

@@ -8,6 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { authenticationProperty, serviceCredentials } from './authentication';
+import { subtitleOf } from './descriptions/subtitle';
 import {
 	calendarDate,
 	checkReviewDays,
@@ -43,18 +44,23 @@ const STREAM_EVENT_TIMES: Record<Exclude<TriggerEvent, 'reviewDue'>, EventTime> 
 	amlDeterminationCompleted: determinationCompletedAt,
 };
 
-/** What Simplify keeps of each event, whatever else gives way: when it happened. */
-const EVENT_FIELDS: Record<TriggerEvent, string[]> = {
-	clientModified: ['lastModifiedAt'],
-	amlDeterminationCompleted: ['amlDeterminationCompletedAt', 'riskLevel'],
-	reviewDue: ['nextReviewDate'],
-};
-
-const NOTHING_YET: Record<TriggerEvent, string> = {
-	clientModified: 'The firm has no client yet',
-	amlDeterminationCompleted: 'No client of the firm has a completed AML determination yet',
-	reviewDue: `No client has a next review date within '${REVIEW_DUE_WITHIN}'`,
-};
+function nothingYet(event: TriggerEvent, reviewDays: number): { message: string; next: string } {
+	const within = reviewDays === 0 ? 'today' : `in the next ${reviewDays} days`;
+	switch (event) {
+		case 'clientModified':
+			return { message: 'The firm has no client yet', next: 'Create a client in the service' };
+		case 'amlDeterminationCompleted':
+			return {
+				message: 'No client of the firm has a completed AML determination yet',
+				next: "Complete a client's AML determination in the service",
+			};
+		case 'reviewDue':
+			return {
+				message: `No client has a next review date ${within}`,
+				next: `Give a client a next review date ${within} in the service, or set '${REVIEW_DUE_WITHIN}' to more days`,
+			};
+	}
+}
 
 export class ComplianceRecordsTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -67,8 +73,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 		group: ['trigger'],
 		// 1.1 simplifies its output by default; version 1 (0.1.0) emits the service's records.
 		version: [1, 1.1],
-		subtitle:
-			'={{ {"clientModified": "Client Created or Modified", "amlDeterminationCompleted": "AML Determination Completed", "reviewDue": "Review Due"}[$parameter["event"]] }}',
+		subtitle: subtitleOf(triggerProperties, ['event']),
 		description:
 			'Starts the workflow when a client changes, an AML determination completes or a review date nears, in the Client Compliance Records Service',
 		defaults: { name: 'Compliance Records Trigger' },
@@ -90,7 +95,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 
 		const simplified = this.getNodeParameter('simplify', false) === true;
 		const output = shaperFor(
-			simplified ? { mode: 'simple', keep: EVENT_FIELDS[event] } : { mode: 'raw' },
+			{ mode: simplified ? 'simple' : 'raw' },
 			fetchesFullClient ? 'client' : 'clientListItem',
 		);
 		const budget = new PollBudget(this);
@@ -106,8 +111,9 @@ export class ComplianceRecordsTrigger implements INodeType {
 				sampleEventTime(this, event, reviewDays ?? 0),
 			);
 			if (sample.length === 0) {
-				throw new NodeOperationError(this.getNode(), NOTHING_YET[event], {
-					description: 'Make such a change in the service, then fetch a test event again.',
+				const { message, next } = nothingYet(event, reviewDays ?? 0);
+				throw new NodeOperationError(this.getNode(), message, {
+					description: `${next}, then fetch a test event again.`,
 				});
 			}
 			const shown: Client[] = [];

@@ -158,7 +158,7 @@ describe.each(VERSIONS)("n8n %s: the service's limits", (version) => {
 		expect(notRetried.run.data.resultData.error).toMatchObject({
 			message: 'The service could not complete the request (HTTP 500) [item 0]',
 			description: expect.stringContaining(
-				'The service may have created the client before it failed, so the node did not send it again.',
+				'The service may have created the client before this happened, so the node did not send it again.',
 			),
 		});
 	});

@@ -81,7 +81,8 @@ test("an example's Compliance Records node, as shipped, runs from the installed 
 						...shipped?.parameters,
 						firstName: 'Mary',
 						lastName: 'Seacole',
-						additionalFields: { nextReviewDate: '2027-01-31' },
+						// An ISO 8601 week date, read by n8n's own Luxon: the package bundles none.
+						additionalFields: { nextReviewDate: '2027-W04-7' },
 					},
 					credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
 				},
@@ -96,8 +97,7 @@ test("an example's Compliance Records node, as shipped, runs from the installed 
 	expect(nodeOutput(execution, 'Create individual')).toEqual([
 		expect.objectContaining({
 			name: 'Mary Seacole',
-			category: 'INDIVIDUAL',
-			state: 'PROSPECT',
+			status: 'PROSPECT',
 			nextReviewDate: '2027-01-31',
 		}),
 	]);

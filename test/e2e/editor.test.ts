@@ -96,11 +96,12 @@ describe('the editor', () => {
 		await screenshot(page, '03-node-panel-actions');
 	});
 
-	test("the action node's resources and operations render", async () => {
+	test("the action node's resources and operations render, with a credential n8n chose for it", async () => {
 		await page.getByText('Create client', { exact: true }).click();
 		await page.getByTestId('ndv').waitFor();
-		await page.getByTestId('node-credentials-select').click();
-		await page.getByRole('option').filter({ hasText: API_KEY_CREDENTIAL }).click();
+		// Left as n8n set it: a newcomer's first node must work with the credential it comes with.
+		const chosen = await page.getByTestId('node-credentials-select').locator('input').inputValue();
+		expect([API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL]).toContain(chosen);
 
 		await page.getByTestId('parameter-input-resource').click();
 		// n8n adds "Custom API Call" to every declarative node that has credentials.
@@ -125,7 +126,7 @@ describe('the editor', () => {
 		await screenshot(page, '04-create-client');
 	});
 
-	test('the Partner and Services dropdowns fill from the sandbox', async () => {
+	test("a new node's Partner and Services lists fill from the sandbox, with no credential change", async () => {
 		const firm = await serviceRequest<Firm>('GET', '/firm');
 		const addField = async (field: string) => {
 			await page.getByTestId('collection-parameter-add').filter({ visible: true }).last().click();
@@ -160,7 +161,9 @@ describe('the editor', () => {
 		await screenshot(page, '07-client-filled-in');
 	});
 
-	test("the credential's test button succeeds", async () => {
+	test("the API key credential's test button succeeds", async () => {
+		await page.getByTestId('node-credentials-select').click();
+		await page.getByRole('option').filter({ hasText: API_KEY_CREDENTIAL }).click();
 		await page.getByTestId('credential-edit-button').click();
 		const modal = page.getByTestId('editCredential-modal');
 		await modal.waitFor();
@@ -183,6 +186,10 @@ describe('the editor', () => {
 
 	test("the OAuth2 credential connects through the sandbox's authorization server, and its token works", async () => {
 		const { demo, sandbox } = e2e();
+		// npm start connects it; forget its token, so that the browser connects it again.
+		await (
+			await signedIn()
+		).request('DELETE', `/credentials/${demo.credentials.oAuth2}/oauth-token`);
 		const credentials = await page.context().newPage(); // same session
 		await credentials.goto(`${e2e().n8nUrl}/home/credentials`);
 		await credentials.getByText(OAUTH2_CREDENTIAL, { exact: true }).click();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import type { Sandbox } from 'compliance-records-sandbox';
 import {
+	DEMO_OWNER,
 	everyMinuteTrigger,
 	provisionDemo,
 	type DemoSetup,
@@ -79,9 +80,12 @@ export const suite = e2eSuite<E2eContext>(
 		const n8n = N8n.launch(n8nOptions);
 		stopAtEnd(() => n8n.stop());
 		await n8n.ready();
+		// The probe's credential first: n8n gives a new node the credential saved last, and the
+		// editor test needs the demo's, as in npm start.
+		await n8n.rest.signInOwner(DEMO_OWNER);
+		const probe = await publishProbe(n8n.rest, sandbox);
 		const mcpToken = randomBytes(24).toString('base64url');
 		const demo = await provisionDemo(n8n, sandbox, { filesDir: n8nOptions.filesDir, mcpToken });
-		const probe = await publishProbe(n8n.rest, sandbox);
 		return {
 			n8nUrl: n8n.url,
 			n8nOptions,

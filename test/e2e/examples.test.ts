@@ -7,11 +7,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 import type { N8nRest } from '../helpers/n8n/instance';
 import { launchBrowser, newPage, screenshot } from './browser';
-import { e2e, executionsOf, serviceRequest, signedIn, waitFor } from './environment';
+import {
+	e2e,
+	executionsOf,
+	sandboxRequests,
+	serviceRequest,
+	signedIn,
+	waitFor,
+} from './environment';
 
 const POLLS_WAIT_MS = 150_000; // up to two polls, a minute apart, and n8n's scheduling slack
 
@@ -84,20 +91,46 @@ function parseCsv(csv: string): Array<Record<string, string>> {
 	);
 }
 
-async function onboardThroughTheForm(
-	fields: Record<string, string>,
-	clientType: string,
-): Promise<string> {
+/** The onboarding form's first page filled in and sent: the client's type and next review date. */
+async function startOnboarding(clientType: string, nextReviewDate: string): Promise<Page> {
 	const page = await newPage(browser);
 	await page.goto(`${e2e().n8nUrl}/form/client-onboarding`);
 	await page.getByLabel('Client type').selectOption(clientType);
+	await page.getByLabel('Next review date').fill(nextReviewDate);
+	await page.getByRole('button', { name: 'Next' }).click();
+	return page;
+}
+
+/** The last page the person sees (its text), once the second page is filled in and sent. */
+async function finishOnboarding(
+	page: Page,
+	fields: Record<string, string>,
+	screenshotName: string,
+): Promise<string> {
 	for (const [label, value] of Object.entries(fields)) await page.getByLabel(label).fill(value);
 	await page.getByRole('button', { name: 'Onboard' }).click();
-	await page.getByText('Client onboarded').waitFor();
-	await screenshot(page, `onboarding-${clientType.toLowerCase().replace(/\W+/g, '-')}`);
-	const confirmation = await page.locator('body').innerText();
+	await page.getByText(/^Client (not )?onboarded$/).waitFor();
+	await screenshot(page, screenshotName);
+	const shown = await page.locator('body').innerText();
 	await page.close();
-	return confirmation;
+	return shown;
+}
+
+const onboard = async (clientType: string, reviewDate: string, fields: Record<string, string>) =>
+	await finishOnboarding(
+		await startOnboarding(clientType, reviewDate),
+		fields,
+		`onboarding-${clientType.toLowerCase().replace(/\W+/g, '-')}`,
+	);
+
+/** The requests the service received while `action` ran. */
+async function serviceReceived(action: () => Promise<unknown>): Promise<string[]> {
+	const before = (await sandboxRequests()).length;
+	await action();
+	return (await sandboxRequests())
+		.slice(before)
+		.filter((request) => request.method !== 'GET')
+		.map((request) => `${request.method} ${request.path} ${request.status}`);
 }
 
 describe('the examples, as published by npm start', () => {
@@ -105,15 +138,11 @@ describe('the examples, as published by npm start', () => {
 	let company: Client;
 	let reviewed: Client;
 
-	test('onboarding: the form creates an individual and confirms it', async () => {
-		const confirmation = await onboardThroughTheForm(
-			{
-				'First name (individual)': 'Grace',
-				'Last name (individual)': 'Hopper',
-				'Next review date': inDays(10),
-			},
-			'Individual',
-		);
+	test('onboarding: the form creates an individual, asking its name on a second page, and confirms it', async () => {
+		const confirmation = await onboard('Individual', inDays(10), {
+			'First name': 'Grace',
+			'Last name': 'Hopper',
+		});
 		const id = /client id ([\w-]+)\)/.exec(confirmation)?.[1];
 		expect(confirmation).toContain('Grace Hopper is now a prospect client');
 		individual = await serviceRequest<Client>('GET', `/clients/${id}`);
@@ -126,14 +155,66 @@ describe('the examples, as published by npm start', () => {
 	});
 
 	test('onboarding: the form imports a UK company by its number', async () => {
-		const confirmation = await onboardThroughTheForm(
-			{ 'Company number (UK company)': '09876543', 'Next review date': inDays(200) },
-			'UK company',
-		);
+		const confirmation = await onboard('UK company', inDays(200), {
+			'Company number': '09876543',
+		});
 		const id = /client id ([\w-]+)\)/.exec(confirmation)?.[1];
 		company = await serviceRequest<Client>('GET', `/clients/${id}`);
 		expect(company).toMatchObject({ name: 'Brightwater Analytics Ltd', category: 'ORGANISATION' });
 		expect(confirmation).toContain('Brightwater Analytics Ltd is now a prospect client');
+	});
+
+	test('onboarding: without a last name, which the service requires for an individual, the form says so and sends nothing', async () => {
+		const page = await startOnboarding('Individual', inDays(20));
+		await page.getByLabel('First name').fill('Ada');
+
+		const received = await serviceReceived(async () => {
+			await page.getByRole('button', { name: 'Onboard' }).click();
+			await page.getByText('This field is required').filter({ visible: true }).waitFor();
+		});
+
+		expect(received).toEqual([]);
+		await screenshot(page, 'onboarding-missing-last-name');
+		// The person corrects it on the same page, and the client is onboarded.
+		const confirmation = await finishOnboarding(
+			page,
+			{ 'Last name': 'Lovelace' },
+			'onboarding-corrected',
+		);
+		expect(confirmation).toContain('Ada Lovelace is now a prospect client');
+	});
+
+	test("onboarding: a company number the service refuses shows the service's reason and what to do, and creates nothing", async () => {
+		let shown = '';
+		const received = await serviceReceived(async () => {
+			shown = await finishOnboarding(
+				await startOnboarding('UK company', inDays(30)),
+				{ 'Company number': '00000000' },
+				'onboarding-refused',
+			);
+		});
+
+		expect(received).toEqual(['POST /clients 400']);
+		expect(shown).toContain('Client not onboarded');
+		expect(shown).toContain(
+			"The service said: entity.companyNumber '00000000' was not found in the company registry",
+		);
+		expect(shown).toContain('Correct the value the service names, then try again.');
+	});
+
+	test('onboarding: a next review date in the past is refused, saying so, before anything is sent', async () => {
+		let shown = '';
+		const received = await serviceReceived(async () => {
+			const page = await startOnboarding('Individual', inDays(-1));
+			await page.getByText('Client not onboarded').waitFor();
+			await screenshot(page, 'onboarding-past-review-date');
+			shown = await page.locator('body').innerText();
+			await page.close();
+		});
+
+		expect(received).toEqual([]);
+		expect(shown).toContain(`The next review date, ${inDays(-1)}, is before today`);
+		expect(shown).toContain('Nothing was created');
 	});
 
 	test('review alerts: a client whose review date moves into the next 30 days gets one alert', async () => {
@@ -178,7 +259,7 @@ describe('the examples, as published by npm start', () => {
 		const first = await rowsFor([individual, company, reviewed]);
 		expect(first.find((row) => row.id === company.id)).toMatchObject({
 			name: 'Brightwater Analytics Ltd',
-			category: 'ORGANISATION',
+			status: 'PROSPECT',
 		});
 
 		const changedAgain = await serviceRequest<Client>('PATCH', `/clients/${reviewed.id}`, {
@@ -208,7 +289,7 @@ describe('the examples, as published by npm start', () => {
 			},
 			{ timeoutMs: 20_000 },
 		);
-		expect(finished).toHaveLength(2);
+		expect(finished).toHaveLength(5); // one per form sent, refusals included
 		for (const file of ['onboarding.json', 'review-alerts.json', 'sync-spreadsheet.json']) {
 			const executions = await executionsOf(rest, exampleId(file));
 			expect(executions.length).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
 import { listAll } from '../helpers/serviceApi';
+import { SIMPLIFIED_KEYS } from '../helpers/simplified';
 import { e2e, sandboxControl, sandboxRequests, serviceRequest, signedIn } from './environment';
 
 interface ToolResult {
@@ -21,7 +22,7 @@ interface ToolResult {
 interface FlatClient {
 	id: string;
 	name: string;
-	state: string;
+	status: string;
 	nextReviewDate: string | null;
 	partner?: string | null;
 	lastModifiedAt: string;
@@ -213,23 +214,31 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(due.length).toBeGreaterThan(0);
 		expect(clients.map((found) => found.id)).toEqual(due.map((listed) => listed.id));
-		// Version 2's Simplified output: at most 10 fields, the 9 a list item has.
-		expect(Object.keys(clients[0])).toEqual([
-			'id',
-			'name',
-			'referenceNumber',
-			'state',
-			'amlDeterminationStatus',
-			'riskLevel',
-			'nextReviewDate',
-			'category',
-			'lastModifiedAt',
-		]);
+		// Simplify's list item (Simplified output): the client's fields but partner and manager.
+		expect(Object.keys(clients[0])).toEqual(SIMPLIFIED_KEYS.clientListItem);
 		expect(clients[0]).toMatchObject({
 			id: due[0].id,
 			name: due[0].name,
 			nextReviewDate: due[0].nextReviewDate,
 		});
+	});
+
+	test('Clients_due_for_review with includeOverdue: the overdue clients too', async () => {
+		const [, , , , , late] = await everyClient();
+		await serviceRequest('PATCH', `/clients/${late.id}`, {
+			body: { nextReviewDate: londonDate(-2) },
+		});
+		const dueOrOverdue = (await everyClient()).filter(
+			(listed) => listed.nextReviewDate && listed.nextReviewDate <= londonDate(7),
+		);
+
+		const clients = await answer<FlatClient>('Clients_due_for_review', {
+			withinDays: 7,
+			includeOverdue: true,
+		});
+
+		expect(dueOrOverdue.map((listed) => listed.id)).toContain(late.id);
+		expect(clients.map((found) => found.id)).toEqual(dueOrOverdue.map((listed) => listed.id));
 	});
 
 	test('Clients_changed_since: the clients modified since a moment, up to the limit', async () => {
@@ -273,7 +282,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 		const [jane] = created;
 		expect(jane).toMatchObject({
 			name: 'Jane Doe',
-			state: 'PROSPECT',
+			status: 'PROSPECT',
 			nextReviewDate: '2027-01-31',
 			partner: 'Priya Shah',
 		});
@@ -317,16 +326,16 @@ describe('the AI assistant example, through a real MCP client', () => {
 
 		expect(company).toMatchObject({
 			name: 'Copper Kettle Cafes Ltd',
-			category: 'ORGANISATION',
-			state: 'EXISTING',
+			status: 'EXISTING',
 			partner: null,
 		});
 		expect(await serviceRequest('GET', `/clients/${company.id}`)).toMatchObject({
 			name: 'Copper Kettle Cafes Ltd',
+			category: 'ORGANISATION',
 		});
 	});
 
-	test('the tools are Compliance Records nodes of version 2, and Get_client takes the client ID from $fromAI in the Client picker', async () => {
+	test('the tools are Compliance Records nodes of version 2.1, and Get_client takes the client ID from $fromAI in the Client picker', async () => {
 		const example = e2e().demo.examples.find(
 			(candidate) => candidate.file === 'ai-assistant-mcp.json',
 		)!;
@@ -340,7 +349,7 @@ describe('the AI assistant example, through a real MCP client', () => {
 			}>;
 		}>('GET', `/workflows/${example.id}`);
 		const tools = published.nodes.filter((node) => node.type === 'CUSTOM.complianceRecordsTool');
-		expect(tools.map((node) => node.typeVersion)).toEqual(TOOLS.map(() => 2));
+		expect(tools.map((node) => node.typeVersion)).toEqual(TOOLS.map(() => 2.1));
 		expect(tools.find((node) => node.name === 'Get client')?.parameters.clientId).toEqual({
 			__rl: true,
 			mode: 'id',

@@ -7,7 +7,7 @@ const option = (name: string, value: string): INodePropertyOptions => ({ name, v
 /** The fields of a client list item, as the service names them (the ID is always output). */
 const clientListItemFields = [
 	option('AML Determination Status', 'amlDeterminationStatus'),
-	option('Category', 'category'),
+	option('Entity Type', 'category'),
 	option('Entity', 'entity'),
 	option('Last AML Determination', 'lastAmlDetermination'),
 	option('Last Modified At', 'lastModifiedAt'),
@@ -15,7 +15,7 @@ const clientListItemFields = [
 	option('Name', 'name'),
 	option('Next Review Date', 'nextReviewDate'),
 	option('Reference Number', 'referenceNumber'),
-	option('State', 'state'),
+	option('Status', 'state'),
 ];
 
 const byName = (options: INodePropertyOptions[]) =>

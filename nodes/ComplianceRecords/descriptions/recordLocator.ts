@@ -1,12 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import {
-	PAGES_PER_SEARCH,
-	PICKER_VERSION,
-	type RecordParameter,
-	recordUrlPattern,
-} from '../helpers/records';
-import { MAX_PAGE_SIZE } from '../transport/paging';
+import { PICKER_VERSION, type RecordParameter, recordUrlPattern } from '../helpers/records';
 
 /** The record's parameter: version 1's ID field, then a picker (From List first, By URL, By ID). */
 export function recordFields(record: RecordParameter, idDescription: string): INodeProperties[] {
@@ -27,7 +21,7 @@ export function recordFields(record: RecordParameter, idDescription: string): IN
 			type: 'resourceLocator',
 			required: true,
 			default: { mode: 'list', value: '' },
-			description: `From list: the firm's ${record.collection} by name; a search reads ${PAGES_PER_SEARCH * MAX_PAGE_SIZE} at a time (scroll down for more). By URL: the address of the ${record.label.toLowerCase()}'s page, or its API URL. By ID: its ID.`,
+			description: `'From list': the firm's ${record.collection} by name; type to search, scroll down for more. 'By URL': the address of the ${record.label.toLowerCase()}'s page in the service. 'By ID': its ID.`,
 			displayOptions: { show: { '@version': [{ _cnd: { gte: PICKER_VERSION } }] } },
 			modes: [
 				{

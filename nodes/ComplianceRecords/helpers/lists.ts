@@ -57,7 +57,7 @@ function tooManyToOutput(
 		context.getNode(),
 		context.getItemIndex(),
 		message,
-		`n8n hands a node's items on in one step that holds about 120,000 at most, so the node stops at ${limit} before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.`,
+		`n8n cannot pass more than about 120,000 items from one node to the next, so the node stops at ${limit} before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.`,
 	);
 }
 

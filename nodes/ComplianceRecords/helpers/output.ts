@@ -4,9 +4,9 @@ import { isObject } from '../transport/answers';
 
 export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisation' | 'firm';
 
-/** Simplify's flat fields (`keep` chosen first), the service's record, or the fields chosen and the ID. */
+/** Simplify's flat record, the service's record, or the fields chosen and the ID. */
 export type OutputChoice =
-	| { mode: 'simple'; keep?: string[] }
+	| { mode: 'simple' }
 	| { mode: 'raw' }
 	| { mode: 'fields'; fields: string[] };
 
@@ -42,25 +42,23 @@ function dateOfBirth(birth: unknown): string | null {
 	return `${birth.year}-${pad(birth.month)}-${pad(birth.day)}`;
 }
 
-/** A client's flat fields in output order; a list item has no partner or manager to name. */
+/** Simplify's client, one shape; a list item has no partner or manager (spec §2.2): absent, as null says "none". */
 function flatClient(client: IDataObject, listItem: boolean): IDataObject {
 	const determination = isObject(client.lastAmlDetermination) ? client.lastAmlDetermination : {};
 	return {
 		id: client.id,
 		name: textOrNull(client.name),
 		referenceNumber: textOrNull(client.referenceNumber),
-		state: textOrNull(client.state),
+		status: textOrNull(client.state),
 		amlDeterminationStatus: textOrNull(client.amlDeterminationStatus),
 		riskLevel: textOrNull(determination.riskLevel),
-		amlDeterminationCompletedAt: textOrNull(determination.completedAt),
 		nextReviewDate: textOrNull(client.nextReviewDate),
 		...(!listItem && { partner: nameOf(client.partner), manager: nameOf(client.manager) }),
-		category: textOrNull(client.category),
 		lastModifiedAt: textOrNull(client.lastModifiedAt),
 	};
 }
 
-/** Every flat field of a record: names instead of references, no links, null for no value. */
+/** Simplify's record of each kind (at most 10 fields, n8n's UX guidelines): names instead of references, no links, null for no value. */
 const flatteners: Record<RecordKind, (record: IDataObject) => IDataObject> = {
 	client: (client) => flatClient(client, false),
 	clientListItem: (client) => flatClient(client, true),
@@ -104,36 +102,6 @@ const flatteners: Record<RecordKind, (record: IDataObject) => IDataObject> = {
 	},
 };
 
-/** n8n's UX guidelines: Simplify outputs at most 10 fields, the most used first. */
-const MAX_SIMPLIFIED_FIELDS = 10;
-
-/** A client's fields by how much a compliance team finds, screens and assigns clients by them. */
-const CLIENT_FIELDS_BY_USE = [
-	'id',
-	'name',
-	'referenceNumber',
-	'state',
-	'amlDeterminationStatus',
-	'riskLevel',
-	'nextReviewDate',
-	'partner',
-	'manager',
-	'category',
-	'lastModifiedAt',
-];
-
-function simpleRecord(kind: RecordKind, record: IDataObject, keep: string[] = []): IDataObject {
-	const flat = flatteners[kind](record);
-	const byUse =
-		kind === 'client' || kind === 'clientListItem' ? CLIENT_FIELDS_BY_USE : Object.keys(flat);
-	const chosen = new Set(
-		[...new Set([...keep, ...byUse])]
-			.filter((field) => field in flat)
-			.slice(0, MAX_SIMPLIFIED_FIELDS),
-	);
-	return Object.fromEntries(Object.entries(flat).filter(([field]) => chosen.has(field)));
-}
-
 /** The record as the service sent it, narrowed to the chosen fields and its ID, in the record's order. */
 function recordWithFields(record: IDataObject, fields: string[]): IDataObject {
 	const kept = new Set(['id', ...fields]);
@@ -149,7 +117,7 @@ export function shaperFor(
 		if (!isObject(record)) return record;
 		switch (choice.mode) {
 			case 'simple':
-				return simpleRecord(kind, record, choice.keep);
+				return flatteners[kind](record);
 			case 'fields':
 				return recordWithFields(record, choice.fields);
 			case 'raw':

@@ -25,9 +25,6 @@ export interface RecordParameter {
 	searchListMethod: string;
 }
 
-/** The pages of 200 one call of a From list search reads at most; the next call goes on from there. */
-export const PAGES_PER_SEARCH = 5;
-
 /** The node version from which a record or a date is picked (version 1 takes them as text). */
 export const PICKER_VERSION = 2;
 
@@ -59,7 +56,7 @@ function idInRecordUrl(
 			node,
 			itemIndex,
 			`'${field}' "${given}" is not the URL of ${record.withArticle}`,
-			`Paste the web address or API URL of ${record.withArticle}: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
+			`Paste the address of ${record.withArticle}'s page in the service: it ends in /${record.collection}/ followed by the ID. To give the ID alone, choose 'By ID' in '${field}'.`,
 		);
 	}
 	return id;

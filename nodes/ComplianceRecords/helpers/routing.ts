@@ -39,7 +39,9 @@ export const requestDefaults = {
 	json: true,
 };
 
-const TIMEOUT_SETTING = "raise 'Timeout' under 'Request Options' in the node's settings";
+/** A value to set, not "raise": n8n fills a new 'Timeout' with 10000, less than the node's own 30000. */
+const timeoutSetting = (waitedMs: number) =>
+	`set 'Timeout' under 'Request Options' in the node's settings to ${waitedMs * 2} (milliseconds; it waited ${waitedMs})`;
 
 /** n8n's Request Options > Timeout when the user set one; else the package's, not n8n's 300 s. */
 function timeoutOf(context: IExecuteSingleFunctions): number {
@@ -82,7 +84,7 @@ export async function operationError(
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
 		timeoutMs: timeoutOf(context),
-		timeoutSetting: TIMEOUT_SETTING,
+		timeoutSetting: timeoutSetting(timeoutOf(context)),
 		wording,
 		record: record && {
 			label: record.label,

@@ -5,12 +5,14 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { PAGES_PER_SEARCH } from '../helpers/records';
 import { listPageOf, pages } from '../transport/paging';
 import { serviceRequest } from '../transport/request';
 
 /* The pickers' From List: the service cannot filter by name, so a search reads pages and keeps the
- * matches (costs: README, "Picking a client or individual"). */
+ * matches (costs: docs/nodes.md, "Picking a client or individual"). */
+
+/** The pages of 200 one call of a From list search reads at most; the next call goes on from there. */
+const PAGES_PER_SEARCH = 5;
 
 /** Enough matches to make the editor's list scroll: n8n asks for more only at its end. */
 const SCREENFUL = 20;

@@ -80,7 +80,7 @@ const RETRY_LATER =
 	"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.";
 
 const ACTED_BY_DEFAULT = {
-	POST: 'The service may have acted on the request before it failed, so the node did not send it again.',
+	POST: 'The service may have acted on the request before this happened, so the node did not send it again.',
 	PATCH:
 		'The service may have applied the update without confirming it, so the node did not send it again. Check the record before you run the node again.',
 };
@@ -132,7 +132,7 @@ function explainAnswer(
 		case 400:
 			return {
 				message: 'The service refused the request',
-				advice: 'Correct the value the service names, then run the node again.',
+				advice: 'Correct the value the service names, then try again.',
 			};
 		case 401:
 			return context.authentication === 'oAuth2'
@@ -198,7 +198,7 @@ function triesTold({ tries, declined }: Sending): string | undefined {
 		return `It asked to wait ${waitInWords(declined.askedMs)} before the next request; ${allowed}.`;
 	}
 	return tries > 1
-		? `The node sent the request ${tries} times, waiting between tries, and it failed each time.`
+		? `The node sent the request ${tries} times, waiting between tries, and none went through.`
 		: undefined;
 }
 

@@ -82,7 +82,7 @@ export class FailedRequest extends Error {
 		cause: unknown,
 		readonly sending: Sending,
 	) {
-		super('The request to the service failed', { cause });
+		super('The request to the service did not go through', { cause });
 	}
 }
 

@@ -37,7 +37,7 @@ function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 	const baseUrl = trimmedUrl(rawBaseUrl);
 	if (!baseUrl) {
 		throw new NodeOperationError(node, "The credential has no 'Base URL'", {
-			description: "Open the credential and enter the service's base URL.",
+			description: "Open the credential and enter the service's API address in 'Base URL'.",
 		});
 	}
 	const problem = insecureUrlProblem(baseUrl);

@@ -23,14 +23,14 @@ export const triggerProperties: INodeProperties[] = [
 				value: 'clientModified',
 				action: 'On client created or modified',
 				description:
-					'A client was created, or it, its person or organisation, or its AML determination changed. Each change starts the workflow once, with the client as it is now; changes made before the workflow was activated do not.',
+					'A client was created, or it, its entity or its AML determination changed. Each change starts the workflow once, with the client as it is now; changes made before the workflow was activated do not.',
 			},
 			{
 				name: 'Review Due',
 				value: 'reviewDue',
 				action: 'On review due',
 				description:
-					"A client's next review date comes within the set number of days: once when the date comes within them, and again only if the date changes",
+					"A client's next review date comes within 'Review Due Within (Days)'. Each client starts the workflow once, and again if its date changes.",
 			},
 		],
 		default: 'clientModified',
@@ -42,7 +42,7 @@ export const triggerProperties: INodeProperties[] = [
 		typeOptions: { minValue: 0, numberPrecision: 0 },
 		default: 30,
 		description:
-			"Start the workflow for a client when its next review date is from today to this many days ahead, today in the workflow's time zone. Dates already past, and clients already due when the workflow is activated, do not start it; a client given a date within the days does. Changing this value starts over as on activation.",
+			"How many days ahead of today to look, today being in the workflow's time zone; 0 is today only. Clients already due when the workflow is activated, or when this changes, do not start it.",
 		displayOptions: { show: { event: ['reviewDue'] } },
 	},
 	// Version 1 (0.1.0) emits the service's records.
@@ -60,7 +60,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to read each client in full (partner, manager, business unit, services, person or organisation) rather than as the client list shows it; Simplify then keeps its partner and manager by name. Costs one request more per client.',
+					"Whether to read each client in full (partner, manager, business unit, services, entity) rather than as the client list shows it; 'Simplify' then adds its partner and manager by name. Costs one request more per client.",
 			},
 		],
 	},

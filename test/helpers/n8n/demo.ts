@@ -116,6 +116,9 @@ export async function provisionDemo(
 			token: options.mcpToken,
 		}),
 	};
+	// Connected now: n8n gives a new node the credential of its types saved last, this one, and
+	// the node's lists must fill at once.
+	await n8n.rest.connectOAuth2(credentials.oAuth2);
 	const examples: ImportedWorkflow[] = [];
 	const mcpUrls: string[] = [];
 	for (const file of exampleFiles()) {

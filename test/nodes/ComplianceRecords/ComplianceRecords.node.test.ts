@@ -86,9 +86,10 @@ describe('Compliance Records node description', () => {
 		['organisation', 'getAll'],
 		['firm', 'get'],
 	])(
-		'%s > %s: version 2 (new nodes) has Simplify, on; version 1 (0.1.0) has none',
+		'%s > %s: versions 2 and 2.1 (new nodes) have Simplify, on; version 1 (0.1.0) has none',
 		(resource, operation) => {
-			expect(description.version).toEqual([1, 2]);
+			expect(description.version).toEqual([1, 2, 2.1]);
+			expect(shown({ resource, operation }, 2.1)).toMatchObject({ simplify: true });
 			expect(shown({ resource, operation }, 2)).toMatchObject({ simplify: true });
 			expect(shown({ resource, operation }, 1)).not.toHaveProperty('simplify');
 		},
@@ -134,6 +135,44 @@ describe('Compliance Records node description', () => {
 			});
 		},
 	);
+
+	it("client > getAll: version 2.1 (new nodes) filters on 'Review Due', its days only for a window; 1 and 2 keep 'Include Overdue'", () => {
+		const getMany = { resource: 'client', operation: 'getAll' };
+		/** The filters the editor offers to add, with these filters already added. */
+		const offered = (typeVersion: number, filters: INodeParameters = {}) =>
+			(
+				description.properties.find(
+					(property) =>
+						property.name === 'filters' &&
+						NodeHelpers.displayParameter(getMany, property, { typeVersion }, description),
+				)?.options as INodeProperties[]
+			)
+				.filter((option) =>
+					NodeHelpers.displayParameter(filters, option, { typeVersion }, description),
+				)
+				.map((option) => option.displayName);
+
+		expect(offered(2.1)).toEqual(['Modified Since', 'Review Due']);
+		expect(offered(2.1, { reviewDue: 'overdue' })).toEqual(['Modified Since', 'Review Due']);
+		for (const reviewDue of ['dueWithin', 'overdueOrDueWithin']) {
+			expect(offered(2.1, { reviewDue })).toEqual([
+				'Modified Since',
+				'Review Due',
+				'Review Due Within (Days)',
+			]);
+		}
+		for (const typeVersion of [1, 2]) {
+			expect(offered(typeVersion)).toEqual([
+				'Include Overdue',
+				'Modified Since',
+				'Review Due Within (Days)',
+			]);
+		}
+		const overdue = { reviewDue: 'overdue', reviewDueWithinDays: 5 };
+		expect(shown({ ...getMany, filters: overdue }, 2.1).filters).toEqual({ reviewDue: 'overdue' });
+		const saved = { includeOverdue: true, reviewDueWithinDays: 5 };
+		expect(shown({ ...getMany, filters: saved }, 2).filters).toEqual(saved);
+	});
 
 	it('Return All hides Limit', () => {
 		expect(shown({ resource: 'client', operation: 'getAll', returnAll: true })).not.toHaveProperty(

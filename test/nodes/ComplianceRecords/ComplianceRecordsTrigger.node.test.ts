@@ -8,6 +8,7 @@ import { ComplianceRecordsTrigger } from '../../../nodes/ComplianceRecords/Compl
 import { useSandbox } from '../../helpers/sandbox';
 import { createTriggerPoller, triggerRequests } from '../../helpers/trigger';
 import { listAll, serviceGet, touchClient, type ServiceClient } from '../../helpers/serviceApi';
+import { SIMPLIFIED_KEYS, simplifiedClient } from '../../helpers/simplified';
 
 /*
  * The trigger as the editor shows it, and "Fetch Test Event" (n8n runs the node in manual mode):
@@ -171,42 +172,37 @@ describe('Fetch Test Event', () => {
 		).toBe(true);
 	});
 
-	it('says what to do when there is nothing to show yet', async () => {
-		const poller = createTriggerPoller({
-			parameters: { event: 'clientModified' },
-			credentials: empty.credentials(),
-		});
+	it.each([
+		[
+			{ event: 'clientModified' },
+			'The firm has no client yet',
+			'Create a client in the service, then fetch a test event again.',
+		],
+		[
+			{ event: 'amlDeterminationCompleted' },
+			'No client of the firm has a completed AML determination yet',
+			"Complete a client's AML determination in the service, then fetch a test event again.",
+		],
+		[
+			{ event: 'reviewDue', days: 14 },
+			'No client has a next review date in the next 14 days',
+			"Give a client a next review date in the next 14 days in the service, or set 'Review Due Within (Days)' to more days, then fetch a test event again.",
+		],
+		[
+			{ event: 'reviewDue', days: 0 },
+			'No client has a next review date today',
+			"Give a client a next review date today in the service, or set 'Review Due Within (Days)' to more days, then fetch a test event again.",
+		],
+	])('says what to do when there is nothing to show yet: %j', async (parameters, message, next) => {
+		const poller = createTriggerPoller({ parameters, credentials: empty.credentials() });
 		const { json, error } = await poller.fetchTestEvent();
 		expect(json).toEqual([]);
-		expect(error?.message).toBe('The firm has no client yet');
-		expect((error as Error & { description?: string }).description).toMatch(
-			/then fetch a test event again/,
-		);
+		expect(error?.message).toBe(message);
+		expect((error as Error & { description?: string }).description).toBe(next);
 	});
 });
 
-describe('Simplify (version 1.1): at most ten fields, always with when the event happened', () => {
-	/** Every field Simplify may keep of a client, as the README lists them. */
-	const flat = (client: ServiceClient): IDataObject => ({
-		id: client.id,
-		name: client.name,
-		referenceNumber: client.referenceNumber ?? null,
-		state: client.state,
-		amlDeterminationStatus: client.amlDeterminationStatus,
-		riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
-		amlDeterminationCompletedAt:
-			(client.lastAmlDetermination as IDataObject | undefined)?.completedAt ?? null,
-		nextReviewDate: client.nextReviewDate ?? null,
-		partner: client.partner?.name ?? null,
-		manager: client.manager?.name ?? null,
-		category: client.category,
-		lastModifiedAt: client.lastModifiedAt,
-	});
-	const simplified = (client: ServiceClient, fields: string[]) =>
-		Object.fromEntries(fields.map((field) => [field, flat(client)[field]]));
-
-	const HEAD = ['id', 'name', 'referenceNumber', 'state', 'amlDeterminationStatus', 'riskLevel'];
-
+describe("Simplify (version 1.1): Get Many's client, or with 'Fetch Full Client' Get's, for every event", () => {
 	/** The parameters n8n keeps for a trigger of this version (the editor shows them), defaults filled in. */
 	const shown = (values: INodeParameters, typeVersion: number) => {
 		const { description } = new ComplianceRecordsTrigger();
@@ -292,68 +288,33 @@ describe('Simplify (version 1.1): at most ten fields, always with when the event
 	});
 
 	it.each([
-		[
-			'Client Created or Modified',
-			{ event: 'clientModified' },
-			touch,
-			[...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt'],
-		],
-		[
-			'AML Determination Completed',
-			{ event: 'amlDeterminationCompleted' },
-			complete,
-			[...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'category', 'lastModifiedAt'],
-		],
-		[
-			'Review Due',
-			{ event: 'reviewDue', days: 30 },
-			dueSoon,
-			[...HEAD, 'nextReviewDate', 'category', 'lastModifiedAt'],
-		],
-	])(
-		'%s: the list item simplified, with when the event happened',
-		async (_event, parameters, happen, fields) => {
-			const { changed, emitted } = await emittedEvent(parameters, 1.1, happen);
+		['Client Created or Modified', { event: 'clientModified' }, touch],
+		['AML Determination Completed', { event: 'amlDeterminationCompleted' }, complete],
+		['Review Due', { event: 'reviewDue', days: 30 }, dueSoon],
+	])('%s: the list item simplified, as Get Many outputs it', async (_event, parameters, happen) => {
+		const { changed, emitted } = await emittedEvent(parameters, 1.1, happen);
 
-			expect(emitted).toEqual([simplified(changed, fields)]);
-			expect(Object.keys(emitted[0])).toEqual(fields);
-		},
-	);
+		expect(emitted).toEqual([simplifiedClient(changed, true)]);
+	});
 
 	it.each([
-		[
-			'Client Created or Modified',
-			{ event: 'clientModified' },
-			touch,
-			[...HEAD, 'nextReviewDate', 'partner', 'manager', 'lastModifiedAt'],
-		],
-		[
-			'AML Determination Completed',
-			{ event: 'amlDeterminationCompleted' },
-			complete,
-			[...HEAD, 'amlDeterminationCompletedAt', 'nextReviewDate', 'partner', 'manager'],
-		],
-		[
-			'Review Due',
-			{ event: 'reviewDue', days: 30 },
-			dueSoon,
-			[...HEAD, 'nextReviewDate', 'partner', 'manager', 'category'],
-		],
+		['Client Created or Modified', { event: 'clientModified' }, touch],
+		['AML Determination Completed', { event: 'amlDeterminationCompleted' }, complete],
+		['Review Due', { event: 'reviewDue', days: 30 }, dueSoon],
 	])(
-		"%s with 'Fetch Full Client': ten fields, partner and manager by name, when the event happened kept",
-		async (_event, parameters, happen, fields) => {
+		"%s with 'Fetch Full Client': the client simplified as Get outputs it, partner and manager by name",
+		async (_event, parameters, happen) => {
 			const { changed, emitted } = await emittedEvent(
 				{ ...parameters, options: { fetchFullClient: true } },
 				1.1,
 				happen,
 			);
 
-			expect(emitted).toEqual([simplified(changed, fields)]);
+			expect(emitted).toEqual([simplifiedClient(changed)]);
 			expect(emitted[0]).toMatchObject({
 				partner: changed.partner!.name,
 				manager: changed.manager!.name,
 			});
-			expect(Object.keys(emitted[0])).toHaveLength(10);
 		},
 	);
 
@@ -378,12 +339,6 @@ describe('Simplify (version 1.1): at most ten fields, always with when the event
 
 		expect(error).toBeUndefined();
 		expect(json.length).toBeGreaterThan(0);
-		for (const client of json)
-			expect(Object.keys(client)).toEqual([
-				...HEAD,
-				'nextReviewDate',
-				'category',
-				'lastModifiedAt',
-			]);
+		for (const client of json) expect(Object.keys(client)).toEqual(SIMPLIFIED_KEYS.clientListItem);
 	});
 });

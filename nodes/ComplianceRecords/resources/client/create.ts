@@ -23,7 +23,7 @@ export const clientWording: OperationWording = {
 			"Another client of the firm has this reference number. Use a different 'Reference Number'.",
 	},
 	mayHaveActed: {
-		POST: "The service may have created the client before it failed, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
+		POST: "The service may have created the client before this happened, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
 		PATCH:
 			'The service may have applied the update without confirming it, so the node did not send it again. Check the client with Client > Get before you run the node again.',
 	},

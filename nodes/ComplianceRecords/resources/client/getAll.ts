@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteSingleFunctions, INodeProperties } from 'n8n-
 import { forOperation, pagingFields } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import {
-	addDays,
 	calendarDate,
 	checkReviewDays,
 	EARLIEST_DATE,
@@ -14,23 +13,48 @@ import {
 import { instantInQuery } from '../../helpers/preSend';
 import { listRouting } from '../../helpers/lists';
 
-/** The review filters, applied while paging: the service has no date filter, so every client listed is read. */
+/** Version 2.1 asks which clients by their review date in one choice; 1 and 2 keep their two filters. */
+const REVIEW_DUE_VERSION = 2.1;
+
+type ReviewDue = 'any' | 'overdue' | 'dueWithin' | 'overdueOrDueWithin';
+
+/** The choice of a node saved before 2.1, read from its filters as they worked then. */
+function savedReviewDue(filters: IDataObject): ReviewDue {
+	const withinDays = ![undefined, '', null].includes(filters.reviewDueWithinDays as string);
+	if (filters.includeOverdue === true) return withinDays ? 'overdueOrDueWithin' : 'overdue';
+	return withinDays ? 'dueWithin' : 'any';
+}
+
+/** The review filter, applied while paging: the service has no date filter, so every client listed is read. */
 function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const filters = this.getNodeParameter('filters', {}) as IDataObject;
-	const days = filters.reviewDueWithinDays;
-	const includeOverdue = filters.includeOverdue === true;
-	const withinDays = days !== undefined && days !== '' && days !== null;
-	if (!withinDays && !includeOverdue) return undefined;
+	const chosen =
+		this.getNode().typeVersion >= REVIEW_DUE_VERSION
+			? ((filters.reviewDue ?? 'any') as ReviewDue)
+			: savedReviewDue(filters);
+	if (chosen === 'any') return undefined;
 	const today = calendarDate(Date.now(), this.getTimezone());
-	const window = withinDays
-		? reviewWindow(today, checkReviewDays(days, this.getNode(), this.getItemIndex()))
-		: { from: today, to: addDays(today, -1) };
-	if (includeOverdue) window.from = EARLIEST_DATE;
+	const days =
+		chosen === 'overdue'
+			? -1
+			: checkReviewDays(
+					filters.reviewDueWithinDays ?? DEFAULT_DAYS,
+					this.getNode(),
+					this.getItemIndex(),
+				);
+	const window = reviewWindow(today, days);
+	if (chosen !== 'dueWithin') window.from = EARLIEST_DATE;
 	return (client: IDataObject) => isInWindow(window, client.nextReviewDate);
 }
 
 /** GET /clients: list items (entity reference only), all pages or up to Limit. */
 export const routing = listRouting('/clients', 'clientListItem', reviewDueFilter);
+
+const sinceVersion = (version: number) => ({ '@version': [{ _cnd: { gte: version } }] });
+const beforeVersion = (version: number) => ({ '@version': [{ _cnd: { lt: version } }] });
+
+const DEFAULT_DAYS = 30;
+const DUE_WITHIN = `'${REVIEW_DUE_WITHIN}' (${DEFAULT_DAYS} unless set)`;
 
 const properties: INodeProperties[] = [
 	...pagingFields,
@@ -47,7 +71,8 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether to return clients whose next review date has already passed: on its own, only those; with 'Review Due Within (Days)', those too",
+					"Whether to return the clients whose next review date has passed: alone, only those; with 'Review Due Within (Days)', those too",
+				displayOptions: { show: beforeVersion(REVIEW_DUE_VERSION) },
 			},
 			{
 				displayName: 'Modified Since',
@@ -55,7 +80,7 @@ const properties: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only clients changed at or after this time: the client, its person or organisation, or its AML determination',
+					'Only clients changed at or after this time: the client, its entity or its AML determination',
 				routing: {
 					send: {
 						type: 'query',
@@ -65,13 +90,56 @@ const properties: INodeProperties[] = [
 				},
 			},
 			{
+				displayName: 'Review Due',
+				name: 'reviewDue',
+				type: 'options',
+				default: 'dueWithin',
+				description:
+					"Which clients to return by their next review date, today being in the workflow's time zone. The service cannot filter by date, so the node reads every client (or every one changed since 'Modified Since') to find them.",
+				options: [
+					{ name: 'Any', value: 'any', description: 'Every client, with a review date or not' },
+					{
+						name: 'Due Within (Days)',
+						value: 'dueWithin',
+						description: `Clients whose next review date is from today to ${DUE_WITHIN} days ahead`,
+					},
+					{
+						name: 'Overdue',
+						value: 'overdue',
+						description: 'Clients whose next review date has passed',
+					},
+					{
+						name: 'Overdue or Due Within (Days)',
+						value: 'overdueOrDueWithin',
+						description: `Clients whose next review date has passed or is at most ${DUE_WITHIN} days ahead`,
+					},
+				],
+				displayOptions: { show: sinceVersion(REVIEW_DUE_VERSION) },
+			},
+			{
 				displayName: REVIEW_DUE_WITHIN,
 				name: 'reviewDueWithinDays',
 				type: 'number',
 				typeOptions: { minValue: 0 },
-				default: 30,
+				default: DEFAULT_DAYS,
 				description:
-					"Only clients whose next review date is from today to this many days ahead, today in the workflow's time zone. The service cannot filter by date, so the node reads every client (or every one changed since 'Modified Since') to find them.",
+					"Only clients whose next review date is from today to this many days ahead, today being in the workflow's time zone",
+				displayOptions: { show: beforeVersion(REVIEW_DUE_VERSION) },
+			},
+			// The same field from 2.1, shown once 'Review Due' asks for a window.
+			{
+				displayName: REVIEW_DUE_WITHIN,
+				name: 'reviewDueWithinDays',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				default: DEFAULT_DAYS,
+				description: "How many days ahead of today, for 'Review Due'; 0 is today only",
+				displayOptions: {
+					show: {
+						...sinceVersion(REVIEW_DUE_VERSION),
+						reviewDue: ['dueWithin', 'overdueOrDueWithin'],
+					},
+				},
 			},
 		],
 	},

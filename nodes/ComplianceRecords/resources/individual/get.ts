@@ -23,7 +23,7 @@ export const routing = recordRouting({
 
 export const individualFields = recordFields(
 	individualRecord,
-	"The individual's ID; for a client of category Individual, the client's entity ID",
+	"The individual's ID; for a client whose entity type is Individual, the ID of its entity",
 );
 
 export const description = forOperation('individual', 'get', [

@@ -3,7 +3,6 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
 import {
-	addDays,
 	calendarDate,
 	isInWindow,
 	reviewWindow,
@@ -46,9 +45,9 @@ describe('the review window', () => {
 	});
 
 	it('counts days across months and leap years', () => {
-		expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
-		expect(addDays('2027-02-28', 1)).toBe('2027-03-01');
-		expect(addDays('2026-12-31', 30)).toBe('2027-01-30');
+		expect(reviewWindow('2028-02-28', 1).to).toBe('2028-02-29');
+		expect(reviewWindow('2027-02-28', 1).to).toBe('2027-03-01');
+		expect(reviewWindow('2026-12-31', 30).to).toBe('2027-01-30');
 	});
 });
 
@@ -204,6 +203,10 @@ describe('Dates', () => {
 			['the basic format', '20270331T233000Z', '2027-03-31'],
 			['a basic-format date', '20270331', '2027-03-31'],
 			['a space for the T, as databases write it', '2027-03-31 23:30:00', '2027-03-31'],
+			['an ISO 8601 week date (Wednesday of week 13)', '2027-W13-3', '2027-03-31'],
+			['a week date in basic format', '2027W133', '2027-03-31'],
+			['an ISO 8601 ordinal date (day 90)', '2027-090', '2027-03-31'],
+			['an ordinal date with a time and an offset', '2027-090T23:30:00-05:00', '2027-03-31'],
 			['spaces around it', ' 2027-03-31 ', '2027-03-31'],
 			[
 				'a DateTime from an expression, in its own zone',
@@ -277,43 +280,61 @@ describe('Dates', () => {
 				'a date in another form',
 				'31/03/2027',
 				"'Next Review Date' is not a date",
-				'Got "31/03/2027". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				'Got "31/03/2027". Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 			[
 				'words',
 				'next Tuesday',
 				"'Next Review Date' is not a date",
-				'Got "next Tuesday". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				'Got "next Tuesday". Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 			[
 				'a time that does not exist',
 				'2027-03-31T24:30:00Z',
-				"'Next Review Date' is not a date",
-				'Got "2027-03-31T24:30:00Z". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				"'Next Review Date' is not a real date",
+				'"2027-03-31T24:30:00Z" names a day or a time that does not exist. Enter one that does, such as 2027-03-31.',
 			],
 			[
 				'a date not in the calendar',
 				'2027-02-29T10:00:00Z',
 				"'Next Review Date' is not a real date",
-				'"2027-02-29T10:00:00Z" does not exist in the calendar. Enter a date that does, such as 2027-03-31.',
+				'"2027-02-29T10:00:00Z" names a day or a time that does not exist. Enter one that does, such as 2027-03-31.',
+			],
+			[
+				'a month without its day',
+				'2027-03',
+				"'Next Review Date' is incomplete",
+				'Got "2027-03": no day. Enter the whole date, such as 2027-03-31.',
+			],
+			[
+				'a week without its day',
+				'2027-W13',
+				"'Next Review Date' is incomplete",
+				'Got "2027-W13": no day. Enter the whole date, such as 2027-03-31.',
+			],
+			[
+				'a time without a date (Luxon alone would take it for today)',
+				'12:30',
+				"'Next Review Date' is not a date",
+				'Got "12:30". Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 			[
 				'a number',
 				'={{ 20270331 }}',
 				"'Next Review Date' is not a date",
-				'Got the number 20270331. Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				'Got the number 20270331. Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 			[
 				'an invalid DateTime',
 				'={{ DateTime.fromISO("soon") }}',
 				"'Next Review Date' is not a valid date",
-				'The expression gave Invalid DateTime (unparsable). Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				'The expression gave Invalid DateTime (unparsable). Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 			[
 				'an invalid Date',
 				'={{ new Date("soon") }}',
 				"'Next Review Date' is not a valid date",
-				'The expression gave Invalid Date. Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				'The expression gave Invalid Date. Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 		])(
 			'refuses %s, naming the field, before sending anything',
@@ -391,13 +412,13 @@ describe('Dates', () => {
 				'a year and month only',
 				'1984-07',
 				"'Date of Birth' is incomplete",
-				'Got "1984-07". The service needs day, month and year together: enter a date such as 1984-07-21.',
+				'Got "1984-07": no day. Enter the whole date, such as 2027-03-31.',
 			],
 			[
 				'a date in another form',
 				'21.07.1984',
 				"'Date of Birth' is not a date",
-				'Got "21.07.1984". Enter a date such as 2027-03-31, or an ISO 8601 date-time such as 2027-03-31T09:00:00Z.',
+				'Got "21.07.1984". Enter a date such as 2027-03-31, or an ISO 8601 date and time such as 2027-03-31T09:00:00Z.',
 			],
 		])(
 			'refuses %s, naming the field, before sending anything',

@@ -19,7 +19,7 @@ describe.each([150_000, 250_000])('Return All on a firm of %i clients', (clients
 			`The firm has ${clients.toLocaleString('en-US')} clients: more than n8n can output from one run of a node (100,000) [item 0]`,
 		);
 		expect(run.error?.description).toBe(
-			"n8n hands a node's items on in one step that holds about 120,000 at most, so the node stops at 100,000 before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.",
+			"n8n cannot pass more than about 120,000 items from one node to the next, so the node stops at 100,000 before reading them all. Narrow the list with a filter, or turn off 'Return All' and set 'Limit'. To act on each change as it happens, use the Compliance Records Trigger.",
 		);
 		expect(run.json).toEqual([]);
 		expect(

@@ -5,9 +5,11 @@ import { NodeHelpers } from 'n8n-workflow';
 import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
 import { asAiTool, runNode, TestNodeTypes } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
-import { serviceGet, type ServiceClient } from '../../../helpers/serviceApi';
+import { createTriggerPoller } from '../../../helpers/trigger';
+import { serviceGet, touchClient, type ServiceClient } from '../../../helpers/serviceApi';
+import { SIMPLIFIED_KEYS, simplifiedClient } from '../../../helpers/simplified';
 
-const { sandbox, credentials } = useSandbox({ clients: 60 });
+const { sandbox, credentials } = useSandbox({ clients: 60, controls: true });
 
 /** A node of version 2, whose Simplify is on unless turned off. */
 const run = (parameters: INodeParameters, typeVersion = 2) =>
@@ -29,27 +31,6 @@ const runTool = (parameters: INodeParameters, toolCall: IDataObject = {}) =>
 
 const stored = async <T = IDataObject>(path: string) =>
 	(await serviceGet<{ data: T }>(sandbox(), path)).data;
-
-/** What Simplify keeps of a full client: the ten fields most used, in that order, as the README lists them. */
-const simplifiedClient = (client: ServiceClient) => ({
-	id: client.id,
-	name: client.name,
-	referenceNumber: client.referenceNumber ?? null,
-	state: client.state,
-	amlDeterminationStatus: client.amlDeterminationStatus,
-	riskLevel: client.lastAmlDetermination?.riskLevel ?? null,
-	nextReviewDate: client.nextReviewDate ?? null,
-	partner: client.partner?.name ?? null,
-	manager: client.manager?.name ?? null,
-	category: client.category,
-});
-
-/** What Simplify keeps of a client list item: no partner or manager to name, so its last change too. */
-const simplifiedListItem = (client: ServiceClient) => {
-	const { partner, manager, ...listed } = simplifiedClient(client);
-	expect([partner, manager]).toEqual([null, null]); // not in list items
-	return { ...listed, lastModifiedAt: client.lastModifiedAt };
-};
 
 /** An address as the flat records write it: its non-empty lines, in letter order, on one line. */
 const oneLine = (address: unknown) => {
@@ -107,7 +88,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		expect(result.json).toEqual([client]);
 	});
 
-	it('Client > Get: the ten fields a compliance team uses most, in that order, partner and manager by name; one request', async () => {
+	it('Client > Get: the fields a compliance team uses most, in that order, partner and manager by name; one request', async () => {
 		const [complete, sparse] = await completeAndSparse();
 
 		const results = [
@@ -120,18 +101,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 			[simplifiedClient(complete)],
 			[simplifiedClient(sparse)],
 		]);
-		expect(Object.keys(results[0].json[0])).toEqual([
-			'id',
-			'name',
-			'referenceNumber',
-			'state',
-			'amlDeterminationStatus',
-			'riskLevel',
-			'nextReviewDate',
-			'partner',
-			'manager',
-			'category',
-		]);
+		expect(Object.keys(results[0].json[0])).toEqual(SIMPLIFIED_KEYS.client);
 		expect(results[0].json[0]).toMatchObject({
 			partner: expect.stringMatching(/^\w+ \w+$/),
 			riskLevel: expect.any(String),
@@ -144,25 +114,16 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		).toEqual([`/clients/${complete.id}`, `/clients/${sparse.id}`]);
 	});
 
-	it("Client > Get Many: the list item's fields of those ten, and when it last changed (a sync's next 'Modified Since')", async () => {
+	it("Client > Get Many: the same fields but partner and manager, which the service's list items do not carry", async () => {
 		const listItems = await stored<ServiceClient[]>('/clients?limit=50');
 		sandbox().clearRequests();
 
 		const result = await run({ resource: 'client', operation: 'getAll' });
 
 		expect(result.error).toBeUndefined();
-		expect(result.json).toEqual(listItems.map(simplifiedListItem));
-		expect(Object.keys(result.json[0])).toEqual([
-			'id',
-			'name',
-			'referenceNumber',
-			'state',
-			'amlDeterminationStatus',
-			'riskLevel',
-			'nextReviewDate',
-			'category',
-			'lastModifiedAt',
-		]);
+		expect(result.json).toEqual(listItems.map((client) => simplifiedClient(client, true)));
+		expect(Object.keys(result.json[0])).toEqual(SIMPLIFIED_KEYS.clientListItem);
+		expect(result.json[0]).not.toHaveProperty('partner');
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
@@ -192,10 +153,12 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		expect([created.error, updated.error]).toEqual([undefined, undefined]);
 		const client = await stored<ServiceClient>(`/clients/${id}`);
 		expect(updated.json).toEqual([simplifiedClient(client)]);
-		expect(created.json).toEqual([{ ...simplifiedClient(client), partner: null }]);
+		expect(created.json).toEqual([
+			{ ...simplifiedClient(client), partner: null, lastModifiedAt: expect.any(String) },
+		]);
 		expect(created.json[0]).toMatchObject({
 			name: 'Jane Doe',
-			state: 'PROSPECT',
+			status: 'PROSPECT',
 			nextReviewDate: '2027-01-31',
 		});
 		expect(updated.json[0].partner).toBe(`${partner.firstName} ${partner.lastName}`);
@@ -242,14 +205,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		]);
 		expect(many.json).toHaveLength(individuals.length);
 		expect(many.json.map((individual) => Object.keys(individual))).toEqual(
-			individuals.map(() => [
-				'id',
-				'name',
-				'email',
-				'dateOfBirth',
-				'residentialAddress',
-				'clientId',
-			]),
+			individuals.map(() => SIMPLIFIED_KEYS.individual),
 		);
 		expect(updated.json).toEqual([
 			expect.objectContaining({
@@ -320,25 +276,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		expect(sandbox().requests()).toHaveLength(1);
 	});
 
-	it.each([
-		['Client > Get', 10, { resource: 'client', operation: 'get' }],
-		['Client > Get Many', 9, { resource: 'client', operation: 'getAll', limit: 60 }],
-		['Individual > Get', 6, { resource: 'individual', operation: 'get' }],
-		['Individual > Get Many', 6, { resource: 'individual', operation: 'getAll', limit: 60 }],
-		['Organisation > Get Many', 7, { resource: 'organisation', operation: 'getAll', limit: 60 }],
-		['Firm > Get', 9, { resource: 'firm', operation: 'get' }],
-	])('%s: %i fields', async (_label, fields, parameters) => {
-		const [client] = await fullClients();
-		const [individual] = await stored<Array<{ id: string }>>('/individuals?limit=1');
-
-		const result = await run({ ...parameters, clientId: client.id, individualId: individual.id });
-
-		expect(result.error).toBeUndefined();
-		expect(result.json.length).toBeGreaterThan(0);
-		for (const record of result.json) expect(Object.keys(record)).toHaveLength(fields);
-	});
-
-	it('makes what an AI agent reads several times smaller (the README quotes these figures)', async () => {
+	it('makes what an AI agent reads several times smaller (docs/ai-agents.md quotes these figures)', async () => {
 		const [client] = await fullClients();
 		const measured: Array<[string, INodeParameters]> = [
 			['Client > Get Many, 50 clients', { resource: 'client', operation: 'getAll', limit: 50 }],
@@ -370,6 +308,121 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 		const [clientList, oneClient] = rows;
 		expect(clientList[2]).toBeLessThan(clientList[1] / 2);
 		expect(oneClient[2]).toBeLessThan(oneClient[1] / 4);
+	});
+});
+
+/** The keys of every item a run output, once each (a run outputs items of one shape). */
+async function keysOf(running: Promise<{ json: IDataObject[]; error?: Error }>) {
+	const { json, error } = await running;
+	expect(error).toBeUndefined();
+	expect(json.length).toBeGreaterThan(0);
+	return [...new Set(json.map((record) => JSON.stringify(Object.keys(record))))].map(
+		(keys) => JSON.parse(keys) as string[],
+	);
+}
+
+/** What a version 1.1 trigger emits for an event after its activation, and its Fetch Test Event. */
+async function triggerKeys(parameters: IDataObject, happen: (id: string) => Promise<unknown>) {
+	const poller = createTriggerPoller({ parameters, credentials: credentials(), typeVersion: 1.1 });
+	expect(await poller.poll()).toEqual([]);
+	const [listed] = await stored<ServiceClient[]>('/clients?limit=1');
+	await happen(listed.id);
+	const emitted = await keysOf(poller.poll().then((json) => ({ json })));
+	return [...emitted, ...(await keysOf(poller.fetchTestEvent()))];
+}
+const touch = async (id: string) => await touchClient(sandbox(), id);
+const completeAml = async (id: string) => await sandbox().completeAmlDetermination(id, 'LOW');
+const dueTomorrow = async (id: string) =>
+	await touchClient(sandbox(), id, {
+		nextReviewDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+	});
+
+describe('one Simplified shape per record kind, whatever operation outputs it', () => {
+	const newClient = {
+		status: 'PROSPECT',
+		entityType: 'individual',
+		firstName: 'Ada',
+		lastName: 'Byron',
+	};
+
+	it("a client: Get, Create, Update, Create or Update (both ways) and the trigger with 'Fetch Full Client'", async () => {
+		const [client] = await fullClients();
+
+		const shapes = [
+			await keysOf(run({ resource: 'client', operation: 'get', clientId: client.id })),
+			await keysOf(run({ resource: 'client', operation: 'create', ...newClient })),
+			await keysOf(
+				run({
+					resource: 'client',
+					operation: 'update',
+					clientId: client.id,
+					updateFields: { referenceNumber: 'SHAPE-1' },
+				}),
+			),
+			await keysOf(
+				run({ resource: 'client', operation: 'upsert', referenceNumber: 'SHAPE-1', ...newClient }),
+			),
+			await keysOf(
+				run({ resource: 'client', operation: 'upsert', referenceNumber: 'SHAPE-2', ...newClient }),
+			),
+			await triggerKeys({ event: 'clientModified', options: { fetchFullClient: true } }, touch),
+		].flat();
+
+		expect(shapes).toEqual(shapes.map(() => SIMPLIFIED_KEYS.client));
+	});
+
+	it("a client list item: Get Many and the trigger's three events with their Fetch Test Event, the full client's keys but partner and manager", async () => {
+		const [client] = await fullClients();
+		const [full] = await keysOf(run({ resource: 'client', operation: 'get', clientId: client.id }));
+
+		const shapes = [
+			await keysOf(run({ resource: 'client', operation: 'getAll', returnAll: true })),
+			await triggerKeys({ event: 'clientModified' }, touch),
+			await triggerKeys({ event: 'amlDeterminationCompleted' }, completeAml),
+			await triggerKeys({ event: 'reviewDue', days: 30 }, dueTomorrow),
+		].flat();
+
+		expect(shapes).toEqual(shapes.map(() => SIMPLIFIED_KEYS.clientListItem));
+		expect(SIMPLIFIED_KEYS.clientListItem).toEqual(
+			full.filter((key) => key !== 'partner' && key !== 'manager'),
+		);
+	});
+
+	it('an individual: Get, Get Many and Update', async () => {
+		const [individual] = await stored<Array<{ id: string }>>('/individuals?limit=1');
+
+		const shapes = [
+			await keysOf(run({ resource: 'individual', operation: 'get', individualId: individual.id })),
+			await keysOf(run({ resource: 'individual', operation: 'getAll', returnAll: true })),
+			await keysOf(
+				run({
+					resource: 'individual',
+					operation: 'update',
+					individualId: individual.id,
+					updateFields: { email: 'shape@example.com' },
+				}),
+			),
+		].flat();
+
+		expect(shapes).toEqual(shapes.map(() => SIMPLIFIED_KEYS.individual));
+	});
+
+	it('an organisation: Get Many, the one operation that outputs organisations', async () => {
+		const shapes = await keysOf(
+			run({ resource: 'organisation', operation: 'getAll', returnAll: true }),
+		);
+
+		expect(shapes).toEqual([SIMPLIFIED_KEYS.organisation]);
+	});
+
+	it('the firm: Get, the one operation that outputs it', async () => {
+		const shapes = await keysOf(run({ resource: 'firm', operation: 'get' }));
+
+		expect(shapes).toEqual([SIMPLIFIED_KEYS.firm]);
+	});
+
+	it("every shape has at most 10 fields (n8n's UX guidelines)", () => {
+		for (const keys of Object.values(SIMPLIFIED_KEYS)) expect(keys.length).toBeLessThanOrEqual(10);
 	});
 });
 

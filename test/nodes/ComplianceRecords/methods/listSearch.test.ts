@@ -8,7 +8,9 @@ import type { IDataObject, INodeListSearchItems, INodeListSearchResult } from 'n
 import { listSearch } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { createClient, listAll } from '../../../helpers/serviceApi';
-import { PAGES_PER_SEARCH } from '../../../../nodes/ComplianceRecords/helpers/records';
+
+/** The most pages of 200 one call of From list reads. */
+const PAGES_PER_SEARCH = 5;
 
 // 1,250 clients: six full pages of 200 and a last one of 50.
 const { sandbox, credentials } = useSandbox({ clients: 1250 });

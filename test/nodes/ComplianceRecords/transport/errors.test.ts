@@ -59,7 +59,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		expect(result.error?.message).toBe('The service refused the request [item 0]');
 		expect(result.error?.description).toBe(
-			`${serviceSaid(sandbox())} Correct the value the service names, then run the node again.`,
+			`${serviceSaid(sandbox())} Correct the value the service names, then try again.`,
 		);
 		expect((result.error as { httpCode?: string }).httpCode).toBe('400');
 		expect((result.error as { failure?: unknown }).failure).toBeUndefined();
@@ -221,7 +221,7 @@ describe('Errors of the service, as the user sees them', () => {
 			'The service could not complete the request (HTTP 503) [item 0]',
 		);
 		expect(result.error?.description).toBe(
-			`${serviceSaid(sandbox())} The node sent the request 5 times, waiting between tries, and it failed each time. ` +
+			`${serviceSaid(sandbox())} The node sent the request 5 times, waiting between tries, and none went through. ` +
 				"Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.",
 		);
 		expect((result.error as { failure?: unknown }).failure).toEqual({
@@ -239,7 +239,7 @@ describe('Errors of the service, as the user sees them', () => {
 
 		expect(result.error?.message).toBe('The service refused the connection [item 0]');
 		expect(result.error?.description).toBe(
-			"The node sent the request 5 times, waiting between tries, and it failed each time. Check the credential's 'Base URL' and that the service is up, then run the node again.",
+			"The node sent the request 5 times, waiting between tries, and none went through. Check the credential's 'Base URL' and that the service is up, then run the node again.",
 		);
 		expect((result.error as { failure?: unknown }).failure).toEqual({
 			cause: 'temporarily-unavailable',
@@ -366,7 +366,7 @@ describe('What an error must never show', () => {
 
 		expect(error.message).toBe('The service refused the request');
 		expect(error.description).toBe(
-			`The service said: ${'x'.repeat(299)}… Correct the value the service names, then run the node again.`,
+			`The service said: ${'x'.repeat(299)}… Correct the value the service names, then try again.`,
 		);
 	});
 });

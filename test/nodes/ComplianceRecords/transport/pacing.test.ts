@@ -146,7 +146,7 @@ describe('What is sent again, and what never is', () => {
 			'The service could not complete the request (HTTP 500) [item 0]',
 		);
 		expect(run.error?.description).toBe(
-			`${serviceSaid(sandbox())} The service may have created the client before it failed, so the node did not send it again. ` +
+			`${serviceSaid(sandbox())} The service may have created the client before this happened, so the node did not send it again. ` +
 				"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. " +
 				"Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
 		);
@@ -165,7 +165,7 @@ describe('What is sent again, and what never is', () => {
 
 			expect(posts().map((post) => post.status)).toEqual([status]);
 			expect(run.error?.description).toContain(
-				'The service may have created the client before it failed',
+				'The service may have created the client before this happened',
 			);
 			expect((run.error as { failure?: unknown }).failure).toEqual({
 				cause: 'temporarily-unavailable',
@@ -237,7 +237,7 @@ describe('What is sent again, and what never is', () => {
 			'The connection to the service closed before it answered [item 0]',
 		);
 		expect(run.error?.description).toContain(
-			'The service may have created the client before it failed, so the node did not send it again.',
+			'The service may have created the client before this happened, so the node did not send it again.',
 		);
 	});
 
@@ -252,7 +252,7 @@ describe('What is sent again, and what never is', () => {
 		expect(sandbox().requests()).toHaveLength(5);
 		expect(run.error?.message).toBe('The service is receiving too many requests [item 0]');
 		expect(run.error?.description).toContain(
-			'The node sent the request 5 times, waiting between tries, and it failed each time.',
+			'The node sent the request 5 times, waiting between tries, and none went through.',
 		);
 	});
 

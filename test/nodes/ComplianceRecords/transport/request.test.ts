@@ -216,7 +216,7 @@ describe('A service that stops answering', () => {
 		expect(performance.now() - started).toBeLessThan(5_000);
 		expect(run.error?.message).toBe('The service did not answer within 1.5 seconds [item 0]');
 		expect(run.error?.description).toBe(
-			"Check that the service is up, then run the node again. If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings, or turn on 'Retry On Fail'.",
+			"Check that the service is up, then run the node again. If it is only slow, set 'Timeout' under 'Request Options' in the node's settings to 3000 (milliseconds; it waited 1500), or turn on 'Retry On Fail'.",
 		);
 		expect(
 			sandbox()

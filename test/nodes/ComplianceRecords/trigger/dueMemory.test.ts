@@ -1,4 +1,5 @@
-import { addDays, reviewWindow } from '../../../../nodes/ComplianceRecords/helpers/dates';
+import { addDays } from '../../../helpers/calendar';
+import { reviewWindow } from '../../../../nodes/ComplianceRecords/helpers/dates';
 import { CLIENT_KEY_LENGTH } from '../../../../nodes/ComplianceRecords/trigger/clientKeys';
 import { DueMemory } from '../../../../nodes/ComplianceRecords/trigger/dueMemory';
 

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { addDays } from '../../../../nodes/ComplianceRecords/helpers/dates';
+import { addDays } from '../../../helpers/calendar';
 import { COMMIT_LAG_MS } from '../../../../nodes/ComplianceRecords/helpers/serviceTime';
 import { clientKey } from '../../../../nodes/ComplianceRecords/trigger/clientKeys';
 import { useSandbox } from '../../../helpers/sandbox';

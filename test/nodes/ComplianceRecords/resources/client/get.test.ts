@@ -178,7 +178,7 @@ describe('Client > Get, version 2: the client picked From List, By URL or By ID'
 
 		expect(run.error?.message).toBe(`'Client' "${given}" is not the URL of a client [item 0]`);
 		expect(run.error?.description).toBe(
-			"Paste the web address or API URL of a client: it ends in /clients/ followed by the ID. To give the ID alone, choose 'By ID' in 'Client'.",
+			"Paste the address of a client's page in the service: it ends in /clients/ followed by the ID. To give the ID alone, choose 'By ID' in 'Client'.",
 		);
 		expect(sandbox().requests()).toEqual([]);
 	});

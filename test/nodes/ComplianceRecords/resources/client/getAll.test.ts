@@ -101,6 +101,12 @@ describe('Client > Get Many', () => {
 			'2027-03-31T08:30:00.000Z',
 		],
 		["an expression's Date", '={{ new Date("2027-03-31T09:30:00Z") }}', '2027-03-31T09:30:00.000Z'],
+		['an ISO 8601 week date (Wednesday of week 13)', '2027-W13-3', '2027-03-30T22:00:00.000Z'],
+		['a week date with a time and an offset', '2027-W13-3T09:30+01:00', '2027-03-31T08:30:00.000Z'],
+		['an ISO 8601 ordinal date (day 90)', '2027-090', '2027-03-30T22:00:00.000Z'],
+		['a month alone (its first moment)', '2027-03', '2027-02-28T23:00:00.000Z'],
+		['a year alone (its first moment)', '2027', '2026-12-31T23:00:00.000Z'],
+		['a week alone (its Monday)', '2027-W13', '2027-03-28T22:00:00.000Z'],
 	])('takes %s, as the date fields do', async (_form, sinceModifiedAt, sent) => {
 		await allClients();
 
@@ -116,33 +122,51 @@ describe('Client > Get Many', () => {
 
 	it.each([
 		['words', 'last tuesday'],
-		['a date that is not in the calendar', '2027-02-30T00:00:00Z'],
-		['an hour out of range', '20270331T250000Z'],
+		['a time without a date', '12:30'],
+		['a date in another form', '31/03/2027'],
 	])(
 		'refuses a Modified Since that is %s, before sending anything',
 		async (_case, sinceModifiedAt) => {
 			const run = await getAll({ filters: { sinceModifiedAt } });
 
-			expect(run.error?.message).toBe("'Modified Since' is not a valid date and time [item 0]");
+			expect(run.error?.message).toBe("'Modified Since' is not a date [item 0]");
 			expect(run.error?.description).toBe(
-				`Got "${sinceModifiedAt}". Pick a date, or give an ISO 8601 date-time such as 2026-03-31T09:00:00Z.`,
+				`Got "${sinceModifiedAt}". Pick a date, or enter an ISO 8601 date, or date and time, such as 2027-03-31 or 2027-03-31T09:00:00Z.`,
+			);
+			expect(sandbox().requests()).toEqual([]);
+		},
+	);
+
+	it.each([
+		['a date that is not in the calendar', '2027-02-30T00:00:00Z'],
+		['an hour out of range', '20270331T250000Z'],
+		['a week that does not exist', '2027-W54-1'],
+	])(
+		'refuses a Modified Since that is %s, before sending anything',
+		async (_case, sinceModifiedAt) => {
+			const run = await getAll({ filters: { sinceModifiedAt } });
+
+			expect(run.error?.message).toBe("'Modified Since' is not a real date [item 0]");
+			expect(run.error?.description).toBe(
+				`"${sinceModifiedAt}" names a day or a time that does not exist. Enter one that does, such as 2027-03-31.`,
 			);
 			expect(sandbox().requests()).toEqual([]);
 		},
 	);
 });
 
-describe('Client > Get Many, filter Review Due Within (Days)', () => {
+describe("Client > Get Many, 'Review Due' (version 2.1)", () => {
 	// More than one page of 200, so that the cost of reading the firm shows in the requests.
 	const large = useSandbox({ clients: 450 });
 	const DAY_MS = 86_400_000;
 	const dateIn = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
 
-	const getMany = (parameters: IDataObject) =>
+	const getMany = (parameters: IDataObject, typeVersion = 2.1) =>
 		runNode({
 			credentials: large.credentials(),
 			parameters: { resource: 'client', operation: 'getAll', ...parameters },
 			timezone: 'UTC',
+			typeVersion,
 		});
 
 	async function everyClient(): Promise<IDataObject[]> {
@@ -153,11 +177,25 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 
 	const reviewDate = (client: IDataObject) => String(client.nextReviewDate ?? '');
 
-	it('keeps the clients whose review is due from today to N days ahead, reading every page', async () => {
+	it("'Any', as without the filter, keeps every client and reads only what Limit asks", async () => {
+		const clients = await everyClient();
+
+		const run = await getMany({ filters: { reviewDue: 'any' }, simplify: false });
+
+		expect(run.error).toBeUndefined();
+		expect(run.json).toEqual(clients.slice(0, 50));
+		expect(large.sandbox().requests()).toHaveLength(1);
+	});
+
+	it("'Due Within (Days)', the filter's default, keeps the clients whose review is due from today to N days ahead, reading every page", async () => {
 		const clients = await everyClient();
 		const [today, last] = [dateIn(0), dateIn(30)];
 
-		const run = await getMany({ returnAll: true, filters: { reviewDueWithinDays: 30 } });
+		const run = await getMany({
+			returnAll: true,
+			filters: { reviewDue: 'dueWithin', reviewDueWithinDays: 30 },
+			simplify: false,
+		});
 
 		expect(run.error).toBeUndefined();
 		const due = clients.filter(
@@ -173,31 +211,16 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		).toEqual(['200', '200', '200']);
 	});
 
-	it('with Include Overdue also keeps the reviews already past', async () => {
-		const overdue = (await everyClient())[10];
-		await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-3) });
-		const clients = await everyClient();
-		const last = dateIn(7);
-
-		const run = await getMany({
-			returnAll: true,
-			filters: { reviewDueWithinDays: 7, includeOverdue: true },
-		});
-
-		expect(run.error).toBeUndefined();
-		const due = clients.filter(
-			(client) => client.nextReviewDate !== undefined && reviewDate(client) <= last,
-		);
-		expect(due.some((client) => reviewDate(client) < dateIn(0))).toBe(true);
-		expect(run.json).toEqual(due);
-	});
-
-	it('with Include Overdue alone keeps only the reviews already past', async () => {
+	it("'Overdue' keeps only the reviews already past", async () => {
 		const overdue = (await everyClient())[11];
 		await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-1) });
 		const clients = await everyClient();
 
-		const run = await getMany({ returnAll: true, filters: { includeOverdue: true } });
+		const run = await getMany({
+			returnAll: true,
+			filters: { reviewDue: 'overdue' },
+			simplify: false,
+		});
 
 		expect(run.error).toBeUndefined();
 		const past = clients.filter(
@@ -207,6 +230,27 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		expect(run.json).toEqual(past);
 	});
 
+	it("'Overdue or Due Within (Days)' keeps the reviews already past and those due in N days", async () => {
+		const overdue = (await everyClient())[10];
+		await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-3) });
+		const clients = await everyClient();
+		const last = dateIn(7);
+
+		const run = await getMany({
+			returnAll: true,
+			filters: { reviewDue: 'overdueOrDueWithin', reviewDueWithinDays: 7 },
+			simplify: false,
+		});
+
+		expect(run.error).toBeUndefined();
+		const due = clients.filter(
+			(client) => client.nextReviewDate !== undefined && reviewDate(client) <= last,
+		);
+		expect(due.some((client) => reviewDate(client) < dateIn(0))).toBe(true);
+		expect(due.some((client) => reviewDate(client) >= dateIn(0))).toBe(true);
+		expect(run.json).toEqual(due);
+	});
+
 	it('stops reading pages once Limit clients are due, and asks for full pages meanwhile', async () => {
 		const clients = await everyClient();
 		const due = clients.filter(
@@ -214,7 +258,11 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 		);
 		const firstPageDue = due.filter((client) => clients.indexOf(client) < 200).length;
 
-		const run = await getMany({ limit: firstPageDue, filters: { reviewDueWithinDays: 60 } });
+		const run = await getMany({
+			limit: firstPageDue,
+			filters: { reviewDue: 'dueWithin', reviewDueWithinDays: 60 },
+			simplify: false,
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual(due.slice(0, firstPageDue));
@@ -232,7 +280,8 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 
 		const run = await getMany({
 			returnAll: true,
-			filters: { sinceModifiedAt: since, reviewDueWithinDays: 365 },
+			filters: { sinceModifiedAt: since, reviewDue: 'dueWithin', reviewDueWithinDays: 365 },
+			simplify: false,
 		});
 
 		expect(run.error).toBeUndefined();
@@ -250,18 +299,48 @@ describe('Client > Get Many, filter Review Due Within (Days)', () => {
 	it.each([
 		[
 			'a negative number of days',
-			{ reviewDueWithinDays: -1 },
+			-1,
 			"'Review Due Within (Days)' must be a whole number of days, 0 or more (got -1)",
 		],
 		[
 			'a fraction of a day',
-			{ reviewDueWithinDays: 1.5 },
+			1.5,
 			"'Review Due Within (Days)' must be a whole number of days, 0 or more (got 1.5)",
 		],
-	])('refuses %s before any request', async (_case, filters, message) => {
-		const run = await getMany({ filters });
+	])('refuses %s before any request', async (_case, reviewDueWithinDays, message) => {
+		const run = await getMany({
+			filters: { reviewDue: 'overdueOrDueWithin', reviewDueWithinDays },
+		});
 
 		expect(run.error?.message).toBe(`${message} [item 0]`);
 		expect(large.sandbox().requests()).toEqual([]);
 	});
+
+	it.each([
+		['Review Due Within (Days) alone', { reviewDueWithinDays: 14 }, { reviewDue: 'dueWithin' }],
+		['Include Overdue alone', { includeOverdue: true }, { reviewDue: 'overdue' }],
+		[
+			'both',
+			{ includeOverdue: true, reviewDueWithinDays: 14 },
+			{ reviewDue: 'overdueOrDueWithin' },
+		],
+		['Include Overdue off', { includeOverdue: false }, { reviewDue: 'any' }],
+	])(
+		'a node saved at version 2 with %s keeps returning what it did, the clients of the choice it means',
+		async (_case, filters, choice) => {
+			const overdue = (await everyClient())[12];
+			await touchClient(large.sandbox(), String(overdue.id), { nextReviewDate: dateIn(-2) });
+			large.sandbox().clearRequests();
+
+			const saved = await getMany({ returnAll: true, filters }, 2);
+			const chosen = await getMany({
+				returnAll: true,
+				filters: { ...choice, reviewDueWithinDays: 14 },
+			});
+
+			expect([saved.error, chosen.error]).toEqual([undefined, undefined]);
+			expect(saved.json.length).toBeGreaterThan(0);
+			expect(saved.json).toEqual(chosen.json);
+		},
+	);
 });

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { addDays } from '../../../../../nodes/ComplianceRecords/helpers/dates';
+import { addDays } from '../../../../helpers/calendar';
 import { useSandbox } from '../../../../helpers/sandbox';
 import { createTriggerPoller, triggerRequests } from '../../../../helpers/trigger';
 import { listAll, touchClient } from '../../../../helpers/serviceApi';

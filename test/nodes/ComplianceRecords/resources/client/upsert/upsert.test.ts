@@ -315,10 +315,10 @@ describe('Client > Create or Update', () => {
 			expect.objectContaining({
 				id: client.id,
 				name: client.name,
-				state: client.state,
+				status: client.state,
 				referenceNumber: client.referenceNumber,
 			}),
-			expect.objectContaining({ name: 'Ada Lovelace', state: 'EXISTING', referenceNumber }),
+			expect.objectContaining({ name: 'Ada Lovelace', status: 'EXISTING', referenceNumber }),
 		]);
 		for (const output of run.json) expect(Object.keys(output).length).toBeLessThanOrEqual(10);
 	});
@@ -591,7 +591,7 @@ describe('Client > Create or Update, from one production execution to the next',
 			expect(run.json[0]).toMatchObject({
 				id: client.id,
 				name: client.name,
-				state: status,
+				status,
 				nextReviewDate: review,
 			});
 			sandbox().clearRequests();
