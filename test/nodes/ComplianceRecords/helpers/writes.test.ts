@@ -256,7 +256,7 @@ describe('The advice after a write the service may have applied', () => {
 
 		expect(run.error?.message).toBe('The service did not answer within 0.5 seconds [item 0]');
 		expect(run.error?.description).toMatch(
-			/check whether it exists: .* If it is only slow, raise 'Timeout' under 'Request Options' in the node's settings\.$/,
+			/check whether it exists: .* If it is only slow, set 'Timeout' under 'Request Options' in the node's settings to 1000 \(milliseconds; it waited 500\)\.$/,
 		);
 		expect(run.error?.description).not.toContain('Retry On Fail');
 	});
