@@ -14,9 +14,9 @@ import { SharedIndex } from './executionIndex';
  * process and not in n8n's stores, and what a firm can expect: docs/create-or-update.md.
  */
 
-/** What the process holds at most, all firms together: about 20 MB with the service's IDs (docs/benchmarks.md). */
-const MAX_CLIENTS = 150_000;
-const MAX_CHARACTERS = 10_000_000;
+/** What the process holds at most, all firms together: about 26 MB with the service's IDs, under 40 MB whatever their length (docs/benchmarks.md). */
+const MAX_CLIENTS = 120_000;
+const MAX_CHARACTERS = 8_000_000;
 const MAX_FIRMS = 64;
 
 /** A trimmed index keeps this share of what is left to it, so that it is not trimmed again at once. */

@@ -996,10 +996,10 @@ describe('Client > Create or Update, from one execution to the next on the same 
 });
 
 describe('Client > Create or Update, the process index at its bound', () => {
-	// 160,000 clients: more than the 150,000 a process keeps. One listing of the firm is 801 pages.
+	// 130,000 clients: more than the 120,000 a process keeps. One listing of the firm is 651 pages.
 	let large: Sandbox;
 	beforeAll(async () => {
-		large = await startSandbox({ clients: 160_000 });
+		large = await startSandbox({ clients: 130_000 });
 	}, 60_000);
 	afterAll(async () => {
 		await large.close();
