@@ -1,12 +1,6 @@
 import type { IDataObject, WorkflowExecuteMode } from 'n8n-workflow';
 
-import {
-	nodeUnderTest,
-	runNode,
-	type NodeRun,
-	type NodeUnderTest,
-	type RunOptions,
-} from './runNode';
+import { runNode, type NodeRun, type NodeUnderTest, type RunOptions } from './runNode';
 
 /**
  * A published workflow that n8n runs again and again, as it runs one in production (n8n 2.40.7,
@@ -23,15 +17,12 @@ export interface SavedWorkflow {
 	 * execution or an execution resumed after a Wait gets it, which n8n still saves back whole).
 	 */
 	run(options?: Omit<RunOptions, 'staticData'> & { staticDataLoaded?: boolean }): Promise<NodeRun>;
-	/** The node's static data as n8n last saved it. */
-	saved(): IDataObject;
 	/** The workflow's whole static data as n8n last saved it: every node's. */
 	staticData(): IDataObject;
 }
 
 /** `staticData`: the workflow's static data before its first execution (another node's state, say). */
 export function savedWorkflow(node: NodeUnderTest, staticData: IDataObject = {}): SavedWorkflow {
-	const nodeKey = `node:${nodeUnderTest(node).name}`;
 	// The database column holds JSON: each execution reads its own copy.
 	let row = JSON.stringify(staticData);
 	const saved = () => JSON.parse(row) as IDataObject;
@@ -52,7 +43,6 @@ export function savedWorkflow(node: NodeUnderTest, staticData: IDataObject = {})
 			if (mode !== 'manual' && run.changedStaticData) row = JSON.stringify(run.changedStaticData);
 			return run;
 		},
-		saved: () => (saved()[nodeKey] ?? {}) as IDataObject,
 		staticData: saved,
 	};
 }
