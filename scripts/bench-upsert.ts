@@ -213,11 +213,7 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 	}
 }
 
-/**
- * What the process holds after one execution listed a firm of `clients` (the heap once the
- * garbage is collected, before and after), in MB and bytes per client; checked: the next
- * execution costs the changes since and the update.
- */
+/** The heap the process holds once an execution listed a firm of `clients`; checked: the next execution costs 2 requests. */
 async function memoryHeld(clients: number): Promise<{ mb: number; perClient: number }> {
 	const sandbox = await startSandbox({ clients });
 	try {

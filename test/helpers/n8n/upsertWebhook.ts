@@ -14,11 +14,7 @@ export interface UpsertWebhook {
 	workflowId: string;
 	/** The client the workflow updates, made for it, and its reference number. */
 	client: { id: string; referenceNumber: string };
-	/**
-	 * One production execution: the webhook called with the client's number and a review date;
-	 * once it ended, what the node output (the client as the service holds it, when the webhook
-	 * answered before the node ran) and the requests its credential sent.
-	 */
+	/** One production execution, once ended: the node's output (the stored client, when the webhook answered first) and its requests. */
 	execute(review: string): Promise<{ output: Record<string, unknown>; sent: string[] }>;
 	/** The workflow's static data as n8n saved it: every node's. */
 	staticData(): Promise<Record<string, unknown>>;

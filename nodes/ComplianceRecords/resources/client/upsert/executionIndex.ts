@@ -6,7 +6,7 @@ import { firstEvaluationBound, type Sighting, watermarkAfter } from '../../../he
 import { MAX_PAGE_SIZE, pages } from '../../../transport/paging';
 import { ClientsByReference } from './referenceIndex';
 
-/* What Create or Update's items share, in one execution or across a process's executions: the index, and the listings that fill and check it. */
+/* What Create or Update's items share, across a process's executions: the index, and the listings that fill and check it. */
 
 /**
  * Lists the clients changed since `since` (every client from -Infinity) into `index`; true once
@@ -50,7 +50,6 @@ export async function listInto(
  */
 const CHECK_VALID_MS = 1_000;
 
-/** A listing that items of several executions may wait for; its requests are those of the execution that started it. */
 interface Listing<T> {
 	done: Promise<T>;
 	startedBy: string | undefined;
@@ -60,16 +59,10 @@ interface Listing<T> {
 interface Check extends Listing<boolean> {
 	/** Items that would each read their client instead of the pages left. */
 	waiting: number;
-	/** Set when an item has no client to read: the listing then goes to its end. */
 	toTheEnd: boolean;
-	/** When it ended (host-monotonic ms), and whether it listed every change. */
 	settled?: { at: number; complete: boolean };
 }
 
-/**
- * What the items share: the index, whether it holds the whole firm, and the listings that fill
- * and check it, each sent once for every item waiting for it.
- */
 export class SharedIndex {
 	readonly index = new ClientsByReference();
 
@@ -82,14 +75,12 @@ export class SharedIndex {
 
 	private wholeFirm?: Listing<void>;
 
-	/** `settle` runs whenever no item works with the index. */
 	constructor(private readonly settle: (shared: SharedIndex) => void = () => {}) {}
 
 	get idle(): boolean {
 		return this.running === 0;
 	}
 
-	/** Runs one item's work with the index. */
 	async during<T>(work: () => Promise<T>): Promise<T> {
 		this.running++;
 		try {
@@ -111,8 +102,7 @@ export class SharedIndex {
 	): Promise<boolean> {
 		const { check } = this;
 		const { settled } = check ?? {};
-		// A finished check vouches for the items just after it, unless it stopped early or an item
-		// needs the changes since a refusal it just had.
+		// An item refused a create needs the changes since that refusal.
 		if (
 			check &&
 			(!settled ||
@@ -148,11 +138,7 @@ export class SharedIndex {
 		return await round.done;
 	}
 
-	/**
-	 * After a create refused because a client holds `referenceNumber`: the index learns who. When
-	 * it holds the whole firm, the changes since its watermark show it; else, or if they do not,
-	 * the node lists the whole firm, once for every item waiting.
-	 */
+	/** After a create refused for `referenceNumber`: the changes since show its holder when the index holds the whole firm; else the firm is listed. */
 	async holderListed(
 		context: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -201,10 +187,7 @@ export class SharedIndex {
 	}
 }
 
-/**
- * What a listing another execution started resolves to; if it failed (that execution was
- * cancelled, say), this execution sends its own instead.
- */
+/** A listing another execution started and lost (its timeout, its cancellation) is sent again for this one. */
 async function joined<T>(
 	context: IExecutePaginationFunctions,
 	listing: Listing<T>,

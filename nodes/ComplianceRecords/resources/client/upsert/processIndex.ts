@@ -8,18 +8,13 @@ import type {
 import { authenticationOf, credentialTypeFor } from '../../../transport/request';
 import { SharedIndex } from './executionIndex';
 
-/*
- * The indexes an n8n process keeps between executions (a worker, or a main in regular mode): one
- * per firm and credential, in this module's memory, never written anywhere, bounded. Why in the
- * process and not in n8n's stores, and what a firm can expect: docs/create-or-update.md.
- */
+/* The indexes an n8n process keeps between executions, one per firm and credential, in memory only: docs/create-or-update.md. */
 
-/** What the process holds at most, all firms together: about 26 MB with the service's IDs, under 40 MB whatever their length (docs/benchmarks.md). */
+// All firms together: about 26 MB with the service's IDs (docs/benchmarks.md).
 const MAX_CLIENTS = 120_000;
 const MAX_CHARACTERS = 8_000_000;
 const MAX_FIRMS = 64;
 
-/** A trimmed index keeps this share of what is left to it, so that it is not trimmed again at once. */
 const TRIMMED_TO = 0.9;
 
 /** Least recently used first. */
@@ -44,11 +39,7 @@ function identityInToken(token: unknown): string | undefined {
 	return JSON.stringify(stable.sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/**
- * Which firm's data the credential reaches, as the service tells them apart: the service, and
- * the API key (one firm's) or what the access token says of its holder; none for a token that
- * is not such a JWT.
- */
+/** The service, and the API key (one firm's) or the access token's holder: none for a token that is not such a JWT. */
 function firmOf(type: string, credentials: ICredentialDataDecryptedObject): string | undefined {
 	const token = (credentials.oauthTokenData as IDataObject | undefined)?.access_token;
 	const holder = type === 'complianceRecordsApi' ? credentials.apiKey : identityInToken(token);
@@ -58,7 +49,6 @@ function firmOf(type: string, credentials: ICredentialDataDecryptedObject): stri
 		.digest('base64url');
 }
 
-/** Once no item works with `settled`: the least recently used idle indexes go, then `settled` is trimmed, until the process is within its bounds. */
 function withinBounds(settled: SharedIndex): void {
 	const indexes = [...held.values()];
 	if (!indexes.includes(settled)) return;
@@ -85,7 +75,6 @@ function withinBounds(settled: SharedIndex): void {
 	settled.complete = false;
 }
 
-/** The index this execution's items share: the process's for the credential's firm, or one of their own when the credential tells no firm. */
 export async function processIndexFor(context: IExecuteSingleFunctions): Promise<SharedIndex> {
 	const type = credentialTypeFor(authenticationOf(context));
 	const firm = firmOf(type, await context.getCredentials(type));

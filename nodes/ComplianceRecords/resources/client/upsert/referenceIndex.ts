@@ -2,11 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { COMMIT_LAG_MS } from '../../../helpers/serviceTime';
 
-/*
- * Which client holds which reference number, as Create or Update learned it from the service's
- * answers and listings. Held in memory only; why a stale entry costs requests but never a wrong
- * update: docs/create-or-update.md.
- */
+/* Which client holds which reference number, as the service's answers and listings showed it; why a stale entry costs requests, never correctness: docs/create-or-update.md. */
 
 /** The `lastModifiedAt` (epoch ms) of a client's state, and the reference number it held then. */
 interface ClientState {
@@ -24,7 +20,6 @@ export class ClientsByReference {
 
 	private askedCount = 0;
 
-	/** The characters of the client IDs and reference numbers held: what their strings weigh. */
 	characters = 0;
 
 	/** Every change the service made before this time (epoch ms, its clock) is known here. */
@@ -93,11 +88,7 @@ export class ClientsByReference {
 		}
 	}
 
-	/**
-	 * Keeps at most `clients` clients and `characters` characters: the holders of the reference
-	 * numbers asked for (the latest first), then the clients changed last. Whatever goes is
-	 * forgotten whole, so what stays is as true as before.
-	 */
+	/** Keeps the holders of the numbers asked for (the latest first), then the clients changed last; each one forgotten whole. */
 	trim({ clients, characters }: { clients: number; characters: number }): void {
 		const rank = (id: string, { referenceNumber, modifiedAt }: ClientState) => [
 			referenceNumber !== undefined && this.holders.get(referenceNumber) === id

@@ -20,10 +20,7 @@ import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../../h
 // 450 clients: one listing of the firm is three pages of 200 (the last one short) all through this file.
 const { sandbox, credentials } = useSandbox({ clients: 450 });
 
-/**
- * The sandbox's firm through an API key of its own: what the process learned in other tests'
- * executions (its index is kept per firm and credential) is not this credential's.
- */
+/** The sandbox's firm through an API key of its own: the process keeps an index per firm and credential. */
 const ownKey = (): CredentialStore =>
 	credentialsFor({ ...sandbox(), apiKey: sandbox().createApiKey({ name: 'Create or Update' }) });
 
@@ -475,11 +472,7 @@ describe('Client > Create or Update', () => {
 });
 
 describe('Client > Create or Update, from one execution to the next on the same n8n process', () => {
-	/**
-	 * The node in a published workflow run by a webhook, on a credential of its own: Reference
-	 * Number, status and review date from each item. `staticData`: what the workflow's other
-	 * nodes keep.
-	 */
+	/** The node in a published webhook workflow, on a credential of its own; `staticData`: the other nodes'. */
 	const deployed = (
 		store = ownKey(),
 		parameters: INodeParameters = {},
@@ -993,58 +986,45 @@ describe('Client > Create or Update, from one execution to the next on the same 
 			sent().filter((request) => request.startsWith('POST') || request.includes('first page')),
 		).toEqual([]);
 	});
-});
 
-describe('Client > Create or Update, the process index at its bound', () => {
-	// 130,000 clients: more than the 120,000 a process keeps. One listing of the firm is 651 pages.
-	let large: Sandbox;
-	beforeAll(async () => {
-		large = await startSandbox({ clients: 130_000 });
-	}, 60_000);
-	afterAll(async () => {
-		await large.close();
+	describe('at the bound of what the process keeps', () => {
+		// 130,000 clients: more than the 120,000 a process keeps. One listing of the firm is 651 pages.
+		let large: Sandbox;
+		beforeAll(async () => {
+			large = await startSandbox({ clients: 130_000 });
+		}, 60_000);
+		afterAll(async () => {
+			await large.close();
+		});
+
+		it('keeps the clients asked for and those changed last, and lists the firm again for a reference it let go', async () => {
+			const firm = (await listAll(large)).filter((client) => client.referenceNumber);
+			// Seeded clients last changed at random times: of the two changed longest ago, the first is
+			// asked for, hence kept; the second is let go.
+			const [asked, oldest] = [...firm].sort(
+				(a, b) => Date.parse(a.lastModifiedAt as string) - Date.parse(b.lastModifiedAt as string),
+			);
+			const workflow = deployed(credentialsFor(large));
+			const run = async (reference: string) =>
+				await workflow.run({ ...ON_A_WORKER, input: itemsFor(reference) });
+			const listings = () =>
+				large.requests().filter((request) => request.path === '/clients' && !request.query.cursor);
+
+			await run(asked.referenceNumber as string);
+			expect(listings().map((request) => request.query.sinceModifiedAt)).toEqual([undefined]);
+			large.clearRequests();
+
+			const again = await run(oldest.referenceNumber as string);
+			expect(again.json[0].id).toBe(oldest.id);
+			expect(large.requests()[0]).toMatchObject({ method: 'POST', status: 409 });
+			expect(listings().map((request) => request.query.sinceModifiedAt)).toEqual([undefined]);
+			large.clearRequests();
+
+			const known = await run(asked.referenceNumber as string);
+			expect(known.json[0].id).toBe(asked.id);
+			expect(
+				large.requests().map(({ method, path, status }) => `${method} ${path} ${status}`),
+			).toEqual(['GET /clients 200', `PATCH /clients/${asked.id as string} 200`]);
+		}, 120_000);
 	});
-
-	it('keeps the clients asked for and those changed last, and lists the firm again for a reference it let go', async () => {
-		const firm = (await listAll(large)).filter((client) => client.referenceNumber);
-		// Seeded clients last changed at random times: of the two changed longest ago, the first is
-		// asked for, hence kept; the second is let go.
-		const [asked, oldest] = [...firm].sort(
-			(a, b) => Date.parse(a.lastModifiedAt as string) - Date.parse(b.lastModifiedAt as string),
-		);
-		const store = credentialsFor(large);
-		const run = (reference: string) =>
-			runNode({
-				credentials: store,
-				mode: 'webhook',
-				input: [{ reference }],
-				parameters: {
-					resource: 'client',
-					operation: 'upsert',
-					referenceNumber: '={{ $json.reference }}',
-					status: 'EXISTING',
-					entityType: 'individual',
-					firstName: 'Ada',
-					lastName: 'Lovelace',
-				},
-			});
-		const listings = () =>
-			large.requests().filter((request) => request.path === '/clients' && !request.query.cursor);
-
-		await run(asked.referenceNumber as string);
-		expect(listings().map((request) => request.query.sinceModifiedAt)).toEqual([undefined]);
-		large.clearRequests();
-
-		const again = await run(oldest.referenceNumber as string);
-		expect(again.json[0].id).toBe(oldest.id);
-		expect(large.requests()[0]).toMatchObject({ method: 'POST', status: 409 });
-		expect(listings().map((request) => request.query.sinceModifiedAt)).toEqual([undefined]);
-		large.clearRequests();
-
-		const known = await run(asked.referenceNumber as string);
-		expect(known.json[0].id).toBe(asked.id);
-		expect(
-			large.requests().map(({ method, path, status }) => `${method} ${path} ${status}`),
-		).toEqual(['GET /clients 200', `PATCH /clients/${asked.id as string} 200`]);
-	}, 120_000);
 });
