@@ -636,9 +636,13 @@ describe('Client > Create or Update, from one execution to the next on the same 
 		const [first, second] = await clientsWithReference(2);
 		let listings = 0;
 		const proxy = await withProxy(async (method, url) => {
-			// The first listing's first page comes late.
+			// The first listing's first page comes late (never from the service: the test is over by then).
 			if (method === 'GET' && url.pathname.endsWith('/clients') && !url.searchParams.has('cursor'))
-				if (++listings === 1) await sleep(1_500);
+				if (++listings === 1) {
+					await sleep(1_500);
+					return { status: 503, body: { message: 'Too late' } };
+				}
+			return undefined;
 		});
 		try {
 			// The same credential in two workflows: one gives the service 1 s (its 'Timeout'), the other the default 30 s.
