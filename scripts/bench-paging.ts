@@ -44,6 +44,7 @@ import { SERVICE_HEADERS } from '../shared/service';
 import {
 	type Endpoint,
 	floorDescription,
+	heapInUse,
 	restartTrustingTestCertificate,
 	table,
 	withEndpoint,
@@ -239,18 +240,6 @@ const LOOPS = {
 } satisfies Record<string, Loop>;
 
 // ---- Measuring ----
-
-/**
- * The heap in use once the garbage is collected. One full GC is not enough: some of what a run
- * in n8n's engine leaves is released only by a second one, after a turn of the event loop.
- */
-async function heapInUse(): Promise<number> {
-	const collectGarbage = globalThis.gc as () => void;
-	collectGarbage();
-	await new Promise((resolve) => setImmediate(resolve));
-	collectGarbage();
-	return process.memoryUsage().heapUsed;
-}
 
 interface Measure {
 	ms: number;

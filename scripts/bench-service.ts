@@ -3,8 +3,8 @@
 /**
  * What the benchmarks that reach the service over a network share (bench-paging.ts,
  * bench-limits.ts): their floor node's description; the sandbox's CLI in a process of its own, behind the latency proxy
- * (latency-proxy.ts), optionally behind TLS with a certificate made for the run; and the table
- * they print.
+ * (latency-proxy.ts), optionally behind TLS with a certificate made for the run; the heap they
+ * weigh (bench-upsert.ts too); and the table they print.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -129,6 +129,19 @@ export async function control<T = unknown>(
 			`${method} /__sandbox${route} answered ${response.status}: ${await response.text()}`,
 		);
 	return response.status === 204 ? (undefined as T) : ((await response.json()) as { data: T }).data;
+}
+
+/**
+ * The heap in use once the garbage is collected (run Node with --expose-gc). One full GC is not
+ * enough: some of what a run in n8n's engine leaves is released only by a second one, after a
+ * turn of the event loop.
+ */
+export async function heapInUse(): Promise<number> {
+	const collectGarbage = globalThis.gc as () => void;
+	collectGarbage();
+	await new Promise((resolve) => setImmediate(resolve));
+	collectGarbage();
+	return process.memoryUsage().heapUsed;
 }
 
 /** A markdown table, the columns in `left` aligned left, the others right. */

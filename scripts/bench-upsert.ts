@@ -2,19 +2,21 @@
    development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * Client > Create or Update: the requests it sends per item, for new and existing reference
- * numbers, one item and a batch, on a firm of 20,000 clients: run from the editor (manual, no
- * index), in a workflow's first production execution, and in the next, with the index the first
- * one saved (the same numbers again, other new ones), after no other change or after 1,000.
+ * numbers, one item and a batch, on firms of 20,000 and 100,000 clients: run from the editor
+ * (manual), in a published workflow's production executions (regular mode), and as a queue-mode
+ * worker of n8n 2.40 runs them (the workflow unpublished, no static data); the first execution
+ * with a credential on an n8n process, and the next on the same process, after no other change
+ * or after 1,000. Then the memory the process holds for a firm of 100,000 clients.
  *
- * Each run starts a sandbox holding exactly that firm (so every run lists the same number of
- * clients), runs the node in n8n-core's engine as the editor or a webhook runs it (test/helpers
- * savedWorkflow, the node's newest version) with one input item per reference number, checks
- * what it output (every item the client with its reference number; an existing number's client
- * the one that had it), counts the requests the sandbox received by kind, and weighs the node's
- * static data as n8n saves it. The sandbox runs in this process: the times include its work,
- * and are there to show the order of magnitude, not to compare.
+ * Each run starts a sandbox holding exactly that firm (on a port of its own: an index of its
+ * own in the process), runs the node in n8n-core's engine (test/helpers savedWorkflow, the node's
+ * newest version) with one input item per reference number, checks what it output (every item
+ * the client with its reference number; an existing number's client the one that had it) and
+ * that it wrote nothing in the workflow's static data, and counts the requests the sandbox
+ * received by kind. The sandbox runs in this process: the times include its work, and are there
+ * to show the order of magnitude, not to compare.
  *
- * Run: npm run bench:upsert [-- --clients 20000 --runs 3]. docs/benchmarks.md quotes it.
+ * Run: npm run bench:upsert [-- --runs 3]. docs/benchmarks.md quotes it.
  */
 import { startSandbox, type Sandbox } from 'compliance-records-sandbox';
 import { performance } from 'node:perf_hooks';
@@ -22,22 +24,22 @@ import { parseArgs } from 'node:util';
 
 import { credentialsFor, savedWorkflow } from '../test/helpers';
 import { listAll, serviceCall } from '../test/helpers/serviceApi';
+import { heapInUse } from './bench-service';
 
-const { values } = parseArgs({
-	options: {
-		clients: { type: 'string', default: '20000' },
-		runs: { type: 'string', default: '3' },
-	},
-});
-const firmSize = Number(values.clients);
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
 const runs = Number(values.runs);
 
+/** How an execution sees the workflow: from the editor, published in regular mode, or as a queue-mode worker. */
+type Where = 'manual' | 'regular' | 'worker';
+
 interface Scenario {
+	clients: number;
 	items: number;
 	/** How many of the items have a reference number a client already has. */
 	existing: number;
-	/** From the editor, or the workflow's first production execution, or the next (after as many changes by others in the firm). */
-	execution: 'manual' | 'first' | 'next';
+	where: Where;
+	/** The first execution with the credential on the process, or the next (after as many changes by others in the firm). */
+	execution: 'first' | 'next';
 	changesBetween?: number;
 }
 
@@ -49,12 +51,50 @@ const batches = [
 	{ items: 100, existing: 50 },
 ];
 const scenarios: Scenario[] = [
-	...batches.map((batch) => ({ ...batch, execution: 'manual' as const })),
-	{ items: 1, existing: 1, execution: 'first' },
-	{ items: 100, existing: 100, execution: 'first' },
-	...batches.map((batch) => ({ ...batch, execution: 'next' as const })),
-	{ items: 1, existing: 1, execution: 'next', changesBetween: 1_000 },
-	{ items: 100, existing: 100, execution: 'next', changesBetween: 1_000 },
+	...batches.map((batch) => ({
+		...batch,
+		clients: 20_000,
+		where: 'manual' as const,
+		execution: 'first' as const,
+	})),
+	{ clients: 20_000, items: 1, existing: 1, where: 'regular', execution: 'first' },
+	{ clients: 20_000, items: 100, existing: 100, where: 'regular', execution: 'first' },
+	...batches.map((batch) => ({
+		...batch,
+		clients: 20_000,
+		where: 'regular' as const,
+		execution: 'next' as const,
+	})),
+	...[20_000, 100_000].flatMap((clients): Scenario[] => [
+		{ clients, items: 1, existing: 1, where: 'worker', execution: 'first' },
+		{ clients, items: 1, existing: 1, where: 'worker', execution: 'next' },
+		{ clients, items: 1, existing: 0, where: 'worker', execution: 'next' },
+		{ clients, items: 100, existing: 100, where: 'worker', execution: 'next' },
+	]),
+	{
+		clients: 20_000,
+		items: 1,
+		existing: 1,
+		where: 'regular',
+		execution: 'next',
+		changesBetween: 1_000,
+	},
+	{
+		clients: 20_000,
+		items: 100,
+		existing: 100,
+		where: 'regular',
+		execution: 'next',
+		changesBetween: 1_000,
+	},
+	{
+		clients: 100_000,
+		items: 1,
+		existing: 1,
+		where: 'worker',
+		execution: 'next',
+		changesBetween: 1_000,
+	},
 ];
 
 interface Counted {
@@ -65,8 +105,6 @@ interface Counted {
 	read: number;
 	PATCH: number;
 	ms: number;
-	/** The node's static data as n8n saves it, in KB. */
-	savedKb: number;
 }
 
 let runCounter = 0;
@@ -96,20 +134,28 @@ const UPSERT = {
 	lastName: '={{ $json.lastName }}',
 };
 
+const EXECUTION = {
+	manual: { mode: 'manual' },
+	regular: { mode: 'webhook' },
+	worker: { mode: 'webhook', active: false, staticDataLoaded: false },
+} as const;
+
+/** `existing` clients holding a reference number, spread over the whole firm, so that none is near the start of the list by chance. */
+async function holdersIn(sandbox: Sandbox, existing: number) {
+	const firm = await listAll(sandbox);
+	const withReference = firm.filter((client) => typeof client.referenceNumber === 'string');
+	const step = Math.max(1, Math.floor(withReference.length / Math.max(1, existing)));
+	const holders = Array.from({ length: existing }, (_, index) => withReference[index * step]).map(
+		(client) => ({ id: client.id as string, referenceNumber: client.referenceNumber as string }),
+	);
+	const others = firm.filter((client) => !holders.some((holder) => holder.id === client.id));
+	return { holders, others: others.map((client) => client.id as string) };
+}
+
 async function runOnce(scenario: Scenario): Promise<Counted> {
-	const sandbox: Sandbox = await startSandbox({ clients: firmSize });
+	const sandbox: Sandbox = await startSandbox({ clients: scenario.clients });
 	try {
-		// Holders spread over the whole firm, so that none is near the start of the list by chance.
-		const firm = await listAll(sandbox);
-		const withReference = firm.filter((client) => typeof client.referenceNumber === 'string');
-		const step = Math.max(1, Math.floor(withReference.length / Math.max(1, scenario.existing)));
-		const holders = Array.from(
-			{ length: scenario.existing },
-			(_, index) => withReference[index * step],
-		).map((client) => ({
-			id: client.id as string,
-			referenceNumber: client.referenceNumber as string,
-		}));
+		const { holders, others } = await holdersIn(sandbox, scenario.existing);
 		const workflow = savedWorkflow({
 			credentials: credentialsFor(sandbox),
 			typeVersion: 2,
@@ -117,12 +163,15 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 		});
 		const itemsOf = (input: ReturnType<typeof inputFor>) =>
 			input.map(({ reference }, index) => ({ reference, lastName: `Bench ${index}` }));
+		const execution = EXECUTION[scenario.where];
 		if (scenario.execution === 'next') {
-			const first = await workflow.run({ input: itemsOf(inputFor(scenario, holders)) });
+			const first = await workflow.run({
+				...execution,
+				input: itemsOf(inputFor(scenario, holders)),
+			});
 			if (first.error) throw first.error;
-			const others = firm.filter((client) => !holders.some((holder) => holder.id === client.id));
 			for (const [index, other] of others.slice(0, scenario.changesBetween ?? 0).entries()) {
-				await serviceCall(sandbox, 'PATCH', `/clients/${other.id as string}`, {
+				await serviceCall(sandbox, 'PATCH', `/clients/${other}`, {
 					nextReviewDate: `2031-01-${String((index % 28) + 1).padStart(2, '0')}`,
 				});
 			}
@@ -131,10 +180,7 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 		sandbox.clearRequests();
 
 		const started = performance.now();
-		const run = await workflow.run({
-			input: itemsOf(input),
-			mode: scenario.execution === 'manual' ? 'manual' : 'webhook',
-		});
+		const run = await workflow.run({ ...execution, input: itemsOf(input) });
 		const ms = performance.now() - started;
 
 		if (run.error) throw run.error;
@@ -146,6 +192,8 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 				);
 			}
 		});
+		if (run.changedStaticData || Object.keys(workflow.staticData()).length > 0)
+			throw new Error('The node wrote in the workflow static data');
 		const requests = sandbox.requests();
 		const count = (method: string, path?: RegExp) =>
 			requests.filter((request) => request.method === method && (!path || path.test(request.path)))
@@ -156,11 +204,38 @@ async function runOnce(scenario: Scenario): Promise<Counted> {
 			read: count('GET', /^\/clients\/[^/]+$/),
 			PATCH: count('PATCH'),
 			ms,
-			savedKb: Number((JSON.stringify(workflow.saved()).length / 1000).toFixed(1)),
 		};
 		if (counted.POST + counted.list + counted.read + counted.PATCH !== requests.length)
 			throw new Error('The node sent another kind of request');
 		return counted;
+	} finally {
+		await sandbox.close();
+	}
+}
+
+/** The heap the process holds once an execution listed a firm of `clients`; checked: the next execution costs 2 requests. */
+async function memoryHeld(clients: number): Promise<{ mb: number; perClient: number }> {
+	const sandbox = await startSandbox({ clients });
+	try {
+		const {
+			holders: [holder],
+		} = await holdersIn(sandbox, 1);
+		const workflow = savedWorkflow({
+			credentials: credentialsFor(sandbox),
+			typeVersion: 2,
+			parameters: UPSERT,
+		});
+		const input = [{ reference: holder.referenceNumber, lastName: 'Bench' }];
+		sandbox.clearRequests();
+		const before = await heapInUse();
+		const first = await workflow.run({ ...EXECUTION.worker, input });
+		if (first.error || first.json[0]?.id !== holder.id)
+			throw first.error ?? new Error('Wrong client');
+		sandbox.clearRequests();
+		const held = (await heapInUse()) - before;
+		await workflow.run({ ...EXECUTION.worker, input });
+		if (sandbox.requests().length !== 2) throw new Error('The index was not kept');
+		return { mb: held / 1e6, perClient: held / clients };
 	} finally {
 		await sandbox.close();
 	}
@@ -185,12 +260,18 @@ const describe = ({ items, existing }: Scenario) =>
 			? 'existing'
 			: `${existing} existing, ${items - existing} new`;
 
-const executionOf = ({ execution, changesBetween }: Scenario) =>
-	changesBetween
-		? `${execution}, after ${changesBetween.toLocaleString('en-US')} changes`
-		: execution;
+const executionOf = ({ where, execution, changesBetween }: Scenario) => {
+	const which =
+		where === 'manual' ? 'manual' : `${where === 'worker' ? 'worker: ' : ''}${execution}`;
+	return changesBetween
+		? `${which}, after ${changesBetween.toLocaleString('en-US')} changes`
+		: which;
+};
 
 async function main() {
+	// Once before weighing: n8n's engine loads what it needs at its first execution.
+	await memoryHeld(1_000);
+	const memory = await memoryHeld(100_000);
 	const rows: string[] = [];
 	for (const scenario of scenarios) {
 		const measured: Counted[] = [];
@@ -199,25 +280,24 @@ async function main() {
 		const of = (key: keyof Counted) => spread(measured.map((counted) => counted[key]));
 		const perItem = spread(totals.map((total) => Number((total / scenario.items).toFixed(2))));
 		const ms = Math.round(median(measured.map((counted) => counted.ms))).toLocaleString('en-US');
-		// n8n saves nothing after a manual execution.
-		const savedKb = scenario.execution === 'manual' ? '–' : of('savedKb');
 		rows.push(
-			`| ${scenario.items} | ${describe(scenario)} | ${executionOf(scenario)} | ${of('POST')} | ${of('list')} | ${of('read')} | ${of('PATCH')} | ${spread(totals)} | ${perItem} | ${ms} | ${savedKb} |`,
+			`| ${scenario.clients.toLocaleString('en-US')} | ${scenario.items} | ${describe(scenario)} | ${executionOf(scenario)} | ${of('POST')} | ${of('list')} | ${of('read')} | ${of('PATCH')} | ${spread(totals)} | ${perItem} | ${ms} |`,
 		);
 		console.error(
-			`done: ${scenario.items} item(s), ${describe(scenario)}, ${executionOf(scenario)}`,
+			`done: ${scenario.clients} clients, ${scenario.items} item(s), ${describe(scenario)}, ${executionOf(scenario)}`,
 		);
 	}
+	console.log(`Create or Update, ${runs} runs per row (requests: every run; time: median)\n`);
 	console.log(
-		`Create or Update on a firm of ${firmSize.toLocaleString('en-US')} clients, ${runs} runs per row (requests: every run; time: median)\n`,
+		'| clients | items | reference numbers | execution | POST (create) | GET /clients (listing) | GET /clients/{id} | PATCH (update) | requests | requests per item | ms, median |',
 	);
 	console.log(
-		'| items | reference numbers | execution | POST (create) | GET /clients (listing) | GET /clients/{id} | PATCH (update) | requests | requests per item | ms, median | static data KB |',
-	);
-	console.log(
-		'|------:|:------------------|:----------|--------------:|-----------------------:|------------------:|---------------:|---------:|------------------:|-----------:|---------------:|',
+		'|--------:|------:|:------------------|:----------|--------------:|-----------------------:|------------------:|---------------:|---------:|------------------:|-----------:|',
 	);
 	for (const row of rows) console.log(row);
+	console.log(
+		`\nHeld by the process for a firm of 100,000 clients: ${memory.mb.toFixed(1)} MB, ${Math.round(memory.perClient)} bytes per client`,
+	);
 }
 
 main().catch((error) => {

@@ -2,8 +2,9 @@
 /**
  * The package in n8n's queue mode (environment.ts): a production execution of the action node
  * runs on the worker; the trigger polls on the main, and every change of the service is executed
- * once, by the worker; Create or Update keeps no index there (n8n 2.40's worker gets no static data). Where each thing ran is read from the two instances' logs: the main logs
- * "Enqueued execution E" and its polls, the worker "Worker started execution E".
+ * once, by the worker; Create or Update keeps what it learned in the worker's process. Where
+ * each thing ran is read from the two instances' logs: the main logs "Enqueued execution E" and
+ * its polls, the worker "Worker started execution E".
  */
 import { readFileSync } from 'node:fs';
 
@@ -99,32 +100,39 @@ test('the trigger polls on the main; each change is executed once, by the worker
 /*
  * n8n 2.40.7 in queue mode hands the worker a new execution's workflow without its static data
  * and without its published state (the execution record keeps id, name, nodes, connections and
- * settings; the job reloads static data only for a resumed execution). Create or Update then
- * keeps no index: it neither reads one nor writes one over the workflow's other static data.
+ * settings). Create or Update keeps what it learned in the worker's process instead, and writes
+ * nothing in the workflow.
  */
-test('Create or Update in queue mode: each execution finds the client as a first one does, and writes nothing in the workflow', async () => {
+test('Create or Update in queue mode: the second execution on the worker costs the changes since and the update, and nothing is written in the workflow', async () => {
 	const rest = await signedIn();
 	const workflow = await publishUpsertWebhook(rest, {
 		n8nUrl: queue().mainUrl,
 		nodeType: `${PACKAGE_NAME}.complianceRecords`,
 		sandbox: queue().sandbox,
 	});
-	const firstWay = (sent: string[]) => {
-		expect(sent[0]).toBe('POST /clients 409');
-		expect(sent.slice(1, -1)).toEqual(Array(Math.max(2, sent.length - 2)).fill('GET /clients 200'));
-		expect(sent.at(-1)).toBe(`PATCH /clients/${workflow.client.id} 200`);
-	};
 
-	firstWay((await workflow.execute('2027-10-31')).sent);
+	const first = await workflow.execute('2027-10-31');
+	expect(first.sent[0]).toBe('POST /clients 409');
+	expect(first.sent.slice(1, -1)).toEqual(
+		Array(Math.max(2, first.sent.length - 2)).fill('GET /clients 200'),
+	);
+	expect(first.sent.at(-1)).toBe(`PATCH /clients/${workflow.client.id} 200`);
 	const second = await workflow.execute('2027-11-30');
 
-	expect(second.output).toMatchObject({ id: workflow.client.id, nextReviewDate: '2027-11-30' });
-	firstWay(second.sent);
+	expect(second.output).toMatchObject({
+		id: workflow.client.id,
+		referenceNumber: workflow.client.referenceNumber,
+		nextReviewDate: '2027-11-30',
+	});
+	expect(second.sent).toEqual([
+		'GET /clients changed since 200',
+		`PATCH /clients/${workflow.client.id} 200`,
+	]);
 	const executions = await executionsOf(rest, workflow.workflowId);
 	expect(executions).toEqual([
 		expect.objectContaining({ status: 'success', mode: 'webhook' }),
 		expect.objectContaining({ status: 'success', mode: 'webhook' }),
 	]);
 	for (const execution of executions) expectRunByWorker(execution.id);
-	expect(await workflow.savedIndex()).toBeUndefined();
+	expect(await workflow.staticData()).toEqual({});
 });

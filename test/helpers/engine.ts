@@ -118,15 +118,19 @@ const notAvailable = (what: string) => () => {
 	throw new UnexpectedError(`${what} is not available in the test engine`);
 };
 
+let executions = 0;
+
+/** What n8n's server hands an execution; each gets its own ID, as n8n numbers them. */
 export function additionalDataFor(
 	credentials: CredentialStore,
 	mode: WorkflowExecuteMode,
 	workflow: IWorkflowBase,
 ): IWorkflowExecuteAdditionalData {
+	const executionId = String(++executions);
 	return {
 		credentialsHelper: credentials,
-		hooks: new ExecutionLifecycleHooks(mode, 'test-execution', workflow),
-		executionId: 'test-execution',
+		hooks: new ExecutionLifecycleHooks(mode, executionId, workflow),
+		executionId,
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://localhost:5678/rest',
 		instanceBaseUrl: 'http://localhost:5678',

@@ -1,12 +1,6 @@
 import type { IDataObject, WorkflowExecuteMode } from 'n8n-workflow';
 
-import {
-	nodeUnderTest,
-	runNode,
-	type NodeRun,
-	type NodeUnderTest,
-	type RunOptions,
-} from './runNode';
+import { runNode, type NodeRun, type NodeUnderTest, type RunOptions } from './runNode';
 
 /**
  * A published workflow that n8n runs again and again, as it runs one in production (n8n 2.40.7,
@@ -18,30 +12,37 @@ import {
 export interface SavedWorkflow {
 	/**
 	 * One execution of the node: a webhook's (production) of the published workflow unless told
-	 * otherwise: `mode` 'manual' (from the editor), or `active` false (as n8n 2.40's queue-mode
-	 * workers see it).
+	 * otherwise: `mode` 'manual' (from the editor), `active` false (as n8n 2.40's queue-mode
+	 * workers see it), `staticDataLoaded` false (an empty copy, as a queue-mode worker's new
+	 * execution or an execution resumed after a Wait gets it, which n8n still saves back whole).
 	 */
-	run(options?: Omit<RunOptions, 'staticData'>): Promise<NodeRun>;
-	/** The node's static data as n8n last saved it. */
-	saved(): IDataObject;
-	/** The node's static data written over, as another execution's save or an older copy of the workflow would. */
-	overwrite(nodeStaticData: IDataObject): void;
+	run(options?: Omit<RunOptions, 'staticData'> & { staticDataLoaded?: boolean }): Promise<NodeRun>;
+	/** The workflow's whole static data as n8n last saved it: every node's. */
+	staticData(): IDataObject;
 }
 
-export function savedWorkflow(node: NodeUnderTest): SavedWorkflow {
-	const nodeKey = `node:${nodeUnderTest(node).name}`;
+/** `staticData`: the workflow's static data before its first execution (another node's state, say). */
+export function savedWorkflow(node: NodeUnderTest, staticData: IDataObject = {}): SavedWorkflow {
 	// The database column holds JSON: each execution reads its own copy.
-	let row = '{}';
+	let row = JSON.stringify(staticData);
 	const saved = () => JSON.parse(row) as IDataObject;
 	return {
-		async run({ mode = 'webhook' as WorkflowExecuteMode, active = true, ...options } = {}) {
-			const run = await runNode({ ...node, ...options, mode, active, staticData: saved() });
+		async run({
+			mode = 'webhook' as WorkflowExecuteMode,
+			active = true,
+			staticDataLoaded = true,
+			...options
+		} = {}) {
+			const run = await runNode({
+				...node,
+				...options,
+				mode,
+				active,
+				staticData: staticDataLoaded ? saved() : {},
+			});
 			if (mode !== 'manual' && run.changedStaticData) row = JSON.stringify(run.changedStaticData);
 			return run;
 		},
-		saved: () => (saved()[nodeKey] ?? {}) as IDataObject,
-		overwrite(nodeStaticData) {
-			row = JSON.stringify({ ...saved(), [nodeKey]: nodeStaticData });
-		},
+		staticData: saved,
 	};
 }

@@ -14,6 +14,8 @@ import { credentialsFor, type CredentialStore } from './credentials';
 export function useSandbox(options: SandboxOptions = {}): {
 	sandbox: () => Sandbox;
 	credentials: () => CredentialStore;
+	/** Credentials with a new API key of the firm's: what Create or Update learned in this process is not theirs. */
+	credentialsWithNewKey: () => CredentialStore;
 } {
 	let sandbox: Sandbox | undefined;
 	beforeAll(async () => {
@@ -27,7 +29,12 @@ export function useSandbox(options: SandboxOptions = {}): {
 		if (!sandbox) throw new Error('The sandbox is not started yet');
 		return sandbox;
 	};
-	return { sandbox: current, credentials: () => credentialsFor(current()) };
+	return {
+		sandbox: current,
+		credentials: () => credentialsFor(current()),
+		credentialsWithNewKey: () =>
+			credentialsFor({ ...current(), apiKey: current().createApiKey({ name: 'Own key' }) }),
+	};
 }
 
 /**

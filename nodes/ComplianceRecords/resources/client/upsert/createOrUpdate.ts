@@ -22,14 +22,15 @@ import { itemError, type OperationWording } from '../../../transport/errors';
 import { answerIn } from '../../../transport/failures';
 import { clientWording } from '../create';
 import { clientCreates, clientReadBack } from '../writes';
-import { executionIndex, type ExecutionIndex, listInto } from './executionIndex';
+import { type SharedIndex, listInto } from './executionIndex';
+import { processIndexFor } from './processIndex';
 import type { ClientsByReference } from './referenceIndex';
 
 /*
  * Create or Update by reference number. The service has no lookup by reference number: the node
- * updates the client its saved index names once the changes since confirm it, or else creates
- * the client and, on a 409, lists the firm to find the holder. Why no update lands on the wrong
- * client, and the costs: docs/create-or-update.md.
+ * updates the client its index names once the changes since confirm it, or else creates the
+ * client and, on a 409, lists the firm (or its changes) to find the holder. Why no update lands
+ * on the wrong client, and the costs: docs/create-or-update.md.
  */
 
 export const REFERENCE_NUMBER = 'Reference Number';
@@ -116,7 +117,7 @@ async function createdOrUpdated(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	referenceNumber: string,
-	shared: ExecutionIndex,
+	shared: SharedIndex,
 	earlier?: EarlierAttempt,
 ): Promise<IDataObject> {
 	const { index } = shared;
@@ -137,8 +138,8 @@ async function createdOrUpdated(
 		return client;
 	};
 
-	// The client the saved index names, once the changes since confirm it still has the number.
-	if (shared.keptBetweenExecutions && index.holderOf(referenceNumber) !== undefined) {
+	// The client the index names, once the changes since its watermark confirm it still has the number.
+	if (Number.isFinite(index.listedUntil) && index.holderOf(referenceNumber) !== undefined) {
 		const complete = await orExplained(context, shared.checked(context, requestData));
 		const holder = index.holderOf(referenceNumber);
 		if (
@@ -166,13 +167,11 @@ async function createdOrUpdated(
 		));
 	if (own) return answered(own, true);
 
-	// Shared by the items of the execution: each explains a failure of the listing as its own.
-	const wholeFirm = sharedInExecution(context, 'clientsOfTheFirm', async () => {
-		await listInto(context, requestData, index, -Infinity, {
-			answeredAt: answeredAtOf(created.refused),
-		});
-	});
-	await orExplained(context, wholeFirm);
+	// Shared by the items waiting for it: each explains a failure of the listing as its own.
+	await orExplained(
+		context,
+		shared.holderListed(context, requestData, referenceNumber, answeredAtOf(created.refused)),
+	);
 	const updateHolder = async () => {
 		const holder = index.holderOf(referenceNumber);
 		return holder === undefined ? undefined : await update(holder);
@@ -202,7 +201,7 @@ export async function createOrUpdate(
 	const referenceNumber = body.referenceNumber;
 	const shared = await orExplained(
 		this,
-		sharedInExecution(this, 'referenceIndex', async () => await executionIndex(this)),
+		sharedInExecution(this, 'referenceIndex', async () => await processIndexFor(this)),
 	);
 	const client = await shared.during(
 		async () =>

@@ -4,9 +4,9 @@ import { routedPages } from '../../../helpers/lists';
 import { routedRequest } from '../../../helpers/routing';
 import { firstEvaluationBound, type Sighting, watermarkAfter } from '../../../helpers/serviceTime';
 import { MAX_PAGE_SIZE, pages } from '../../../transport/paging';
-import { ClientsByReference, SavedReferences } from './referenceIndex';
+import { ClientsByReference } from './referenceIndex';
 
-/* What Create or Update's items of one execution share: the index, and the listings that fill and check it. */
+/* What Create or Update's items share, across a process's executions: the index, and the listings that fill and check it. */
 
 /**
  * Lists the clients changed since `since` (every client from -Infinity) into `index`; true once
@@ -50,63 +50,83 @@ export async function listInto(
  */
 const CHECK_VALID_MS = 1_000;
 
-/** One listing of the changes, and the items waiting for it. */
-interface Check {
-	done: Promise<boolean>;
-	waiting: number;
-	/** Host-monotonic ms when it ended. */
-	settledAt?: number;
+interface Listing<T> {
+	done: Promise<T>;
+	startedBy: string | undefined;
 }
 
-/** What the items of one execution share: the index, and the listing of changes that checks it. */
-export class ExecutionIndex {
+/** One listing of the changes, and the items waiting for it. */
+interface Check extends Listing<boolean> {
+	/** Items that would each read their client instead of the pages left. */
+	waiting: number;
+	toTheEnd: boolean;
+	settled?: { at: number; complete: boolean };
+}
+
+export class SharedIndex {
+	readonly index = new ClientsByReference();
+
+	/** The index holds every client of the firm as of its watermark: the firm was listed, and nothing trimmed since. */
+	complete = false;
+
 	private running = 0;
 
 	private check?: Check;
 
-	constructor(
-		readonly index: ClientsByReference,
-		/** Set in production executions, whose static data n8n saves. */
-		private readonly saved?: SavedReferences,
-	) {}
+	private wholeFirm?: Listing<void>;
 
-	get keptBetweenExecutions(): boolean {
-		return this.saved !== undefined;
+	constructor(private readonly settle: (shared: SharedIndex) => void = () => {}) {}
+
+	get idle(): boolean {
+		return this.running === 0;
 	}
 
-	/** Runs one item's work; the index is saved once no item is running. */
 	async during<T>(work: () => Promise<T>): Promise<T> {
 		this.running++;
 		try {
 			return await work();
 		} finally {
-			if (--this.running === 0) this.saved?.save();
+			if (--this.running === 0) this.settle(this);
 		}
 	}
 
 	/**
 	 * Resolves once the index holds the firm's changes since its watermark: true when they were
 	 * all listed; false when listing the rest would cost more requests than reading the client of
-	 * each item waiting (one GET each).
+	 * each item waiting (one GET each), unless an item waiting has `toTheEnd`.
 	 */
-	checked(
+	async checked(
 		context: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
+		{ toTheEnd = false }: { toTheEnd?: boolean } = {},
 	): Promise<boolean> {
 		const { check } = this;
+		const { settled } = check ?? {};
+		// An item refused a create needs the changes since that refusal.
 		if (
 			check &&
-			(check.settledAt === undefined || performance.now() - check.settledAt <= CHECK_VALID_MS)
+			(!settled ||
+				(settled.complete && !toTheEnd && performance.now() - settled.at <= CHECK_VALID_MS))
 		) {
 			check.waiting++;
-			return check.done;
+			check.toTheEnd ||= toTheEnd;
+			return await joined(
+				context,
+				check,
+				async () => await this.checked(context, requestData, { toTheEnd }),
+			);
 		}
-		const round = { waiting: 1 } as Check;
+		const round: Check = {
+			waiting: 1,
+			toTheEnd,
+			startedBy: context.getExecutionId(),
+			done: Promise.resolve(false),
+		};
 		round.done = listInto(context, requestData, this.index, this.index.listedUntil, {
-			continueAfter: (pagesLeft) => pagesLeft <= round.waiting,
+			continueAfter: (pagesLeft) => round.toTheEnd || pagesLeft <= round.waiting,
 		}).then(
 			(complete) => {
-				round.settledAt = performance.now();
+				round.settled = { at: performance.now(), complete };
 				return complete;
 			},
 			(error: unknown) => {
@@ -115,19 +135,66 @@ export class ExecutionIndex {
 			},
 		);
 		this.check = round;
-		return round.done;
+		return await round.done;
+	}
+
+	/** After a create refused for `referenceNumber`: the changes since show its holder when the index holds the whole firm; else the firm is listed. */
+	async holderListed(
+		context: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+		referenceNumber: string,
+		answeredAt: number,
+	): Promise<void> {
+		if (this.complete) {
+			await this.checked(context, requestData, { toTheEnd: true });
+			if (this.index.holderOf(referenceNumber) !== undefined) return;
+		}
+		await this.wholeFirmListed(context, requestData, answeredAt);
+	}
+
+	private async wholeFirmListed(
+		context: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+		answeredAt: number,
+	): Promise<void> {
+		const { wholeFirm } = this;
+		if (wholeFirm) {
+			return await joined(
+				context,
+				wholeFirm,
+				async () => await this.wholeFirmListed(context, requestData, answeredAt),
+			);
+		}
+		const listing: Listing<void> = {
+			startedBy: context.getExecutionId(),
+			done: Promise.resolve(),
+		};
+		const ended = () => {
+			if (this.wholeFirm === listing) this.wholeFirm = undefined;
+		};
+		listing.done = listInto(context, requestData, this.index, -Infinity, { answeredAt }).then(
+			() => {
+				this.complete = true;
+				ended();
+			},
+			(error: unknown) => {
+				ended();
+				throw error;
+			},
+		);
+		this.wholeFirm = listing;
+		await listing.done;
 	}
 }
 
-export async function executionIndex(
+/** A listing another execution started and lost (its timeout, its cancellation) is sent again for this one. */
+async function joined<T>(
 	context: IExecutePaginationFunctions,
-): Promise<ExecutionIndex> {
-	// n8n keeps static data for a published workflow's production executions only; n8n 2.40's
-	// queue-mode workers get neither it nor the workflow as published (docs/create-or-update.md).
-	const kept = context.getMode() !== 'manual' && context.getWorkflow().active;
-	const saved = kept ? await SavedReferences.of(context) : undefined;
-	return new ExecutionIndex(
-		saved?.index ?? new ClientsByReference((referenceNumber) => referenceNumber),
-		saved,
-	);
+	listing: Listing<T>,
+	ownListing: () => Promise<T>,
+): Promise<T> {
+	return await listing.done.catch(async (error: unknown) => {
+		if (listing.startedBy === context.getExecutionId()) throw error;
+		return await ownListing();
+	});
 }

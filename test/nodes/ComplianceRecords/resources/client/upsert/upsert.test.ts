@@ -1,4 +1,7 @@
-import type { LoggedRequest } from 'compliance-records-sandbox';
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox } from 'compliance-records-sandbox';
@@ -15,7 +18,11 @@ import { expectReceived, serviceSaid, useSandbox } from '../../../../../helpers/
 import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../../helpers/serviceApi';
 
 // 450 clients: one listing of the firm is three pages of 200 (the last one short) all through this file.
-const { sandbox, credentials } = useSandbox({ clients: 450 });
+const { sandbox, credentials, credentialsWithNewKey } = useSandbox({ clients: 450 });
+
+/** The sandbox's firm through an API key of its own: the process keeps an index per firm and credential. */
+
+const apiKeyOf = (store: CredentialStore) => store.stored('complianceRecordsApi').apiKey as string;
 
 interface RunOptions {
 	input?: IDataObject[];
@@ -26,7 +33,7 @@ interface RunOptions {
 /** Client > Create or Update for an individual, "Ada Lovelace", status EXISTING unless given. */
 const upsert = (
 	parameters: INodeParameters,
-	{ input, store = credentials(), typeVersion }: RunOptions = {},
+	{ input, store = credentialsWithNewKey(), typeVersion }: RunOptions = {},
 ) =>
 	runNode({
 		credentials: store,
@@ -126,15 +133,19 @@ async function withProxy(before: (method: string, url: URL) => Promise<ProxyAnsw
 describe('Client > Create or Update', () => {
 	it('creates the client when no client has the reference number: one request', async () => {
 		const referenceNumber = newReference();
+		const store = credentialsWithNewKey();
 
-		const run = await upsert({ referenceNumber, individualFields: { email: 'ada@example.com' } });
+		const run = await upsert(
+			{ referenceNumber, individualFields: { email: 'ada@example.com' } },
+			{ store },
+		);
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['POST /clients 201']);
 		expectReceived(sentByNode()[0], {
 			method: 'POST',
 			path: '/clients',
-			bearer: sandbox().apiKey,
+			bearer: apiKeyOf(store),
 			body: {
 				status: 'EXISTING',
 				referenceNumber,
@@ -152,20 +163,24 @@ describe('Client > Create or Update', () => {
 
 	it('updates the client that has the reference number: the fields given, never its entity, nor its status unless asked', async () => {
 		const [client] = await clientsWithReference(1);
+		const store = credentialsWithNewKey();
 
-		const run = await upsert({
-			referenceNumber: client.referenceNumber,
-			status: 'PROSPECT',
-			individualFields: { email: 'ada@example.com' },
-			additionalFields: { nextReviewDate: '2027-05-31' },
-		});
+		const run = await upsert(
+			{
+				referenceNumber: client.referenceNumber,
+				status: 'PROSPECT',
+				individualFields: { email: 'ada@example.com' },
+				additionalFields: { nextReviewDate: '2027-05-31' },
+			},
+			{ store },
+		);
 
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
 		expectReceived(sentByNode().at(-1), {
 			method: 'PATCH',
 			path: `/clients/${client.id}`,
-			bearer: sandbox().apiKey,
+			bearer: apiKeyOf(store),
 			body: { referenceNumber: client.referenceNumber, nextReviewDate: '2027-05-31' },
 		});
 		expect(sentByNode()[1].query).toEqual({ limit: '200' });
@@ -505,7 +520,7 @@ describe('Client > Create or Update', () => {
 		const [client] = await clientsWithReference(1);
 
 		const run = await runNode({
-			credentials: credentials(),
+			credentials: credentialsWithNewKey(),
 			continueOnFail: true,
 			input: [{ companyNumber: '12345678' }, { companyNumber: '99999999' }],
 			parameters: {
@@ -531,33 +546,43 @@ describe('Client > Create or Update', () => {
 	});
 });
 
-describe('Client > Create or Update, from one production execution to the next', () => {
-	/** The node in a saved workflow, run by a webhook: Reference Number, status and review date from each item. */
-	const deployed = (store = credentials(), parameters: INodeParameters = {}) =>
-		savedWorkflow({
-			credentials: store,
-			typeVersion: 2,
-			parameters: {
-				resource: 'client',
-				operation: 'upsert',
-				referenceNumber: '={{ $json.reference }}',
-				status: '={{ $json.status ?? "EXISTING" }}',
-				updateStatus: true,
-				entityType: 'individual',
-				firstName: 'Ada',
-				lastName: 'Lovelace',
-				additionalFields: { nextReviewDate: '={{ $json.review ?? "2027-01-31" }}' },
-				...parameters,
+describe('Client > Create or Update, from one execution to the next on the same n8n process', () => {
+	/** The node in a published webhook workflow, on a credential of its own; `staticData`: the other nodes'. */
+	const deployed = (
+		store = credentialsWithNewKey(),
+		parameters: INodeParameters = {},
+		staticData: IDataObject = {},
+	) =>
+		savedWorkflow(
+			{
+				credentials: store,
+				typeVersion: 2,
+				parameters: {
+					resource: 'client',
+					operation: 'upsert',
+					referenceNumber: '={{ $json.reference }}',
+					status: '={{ $json.status ?? "EXISTING" }}',
+					updateStatus: true,
+					entityType: 'individual',
+					firstName: 'Ada',
+					lastName: 'Lovelace',
+					additionalFields: { nextReviewDate: '={{ $json.review ?? "2027-01-31" }}' },
+					...parameters,
+				},
 			},
-		});
+			staticData,
+		);
 	const itemsFor = (...references: string[]) => references.map((reference) => ({ reference }));
+	/** An execution as a queue-mode worker of n8n 2.40 runs it: the workflow unpublished, its static data not loaded. */
+	const ON_A_WORKER = { active: false, staticDataLoaded: false };
 
-	/** A first production execution that updates these clients, today's way: the firm listed once. */
+	/** A first execution that updates these clients: the firm listed once. */
 	async function learned(
 		workflow: ReturnType<typeof deployed>,
 		clients: Array<{ id: string; referenceNumber: string }>,
 	) {
 		const run = await workflow.run({
+			...ON_A_WORKER,
 			input: itemsFor(...clients.map((client) => client.referenceNumber)),
 		});
 		expect(run.error).toBeUndefined();
@@ -565,39 +590,66 @@ describe('Client > Create or Update, from one production execution to the next',
 		sandbox().clearRequests();
 	}
 
-	it('from the second execution, a known reference costs the changes since and the update: two requests', async () => {
-		const [client] = await clientsWithReference(1);
-		const workflow = deployed();
-		await learned(workflow, [client]);
+	it.each([
+		['on a queue-mode worker (the workflow unpublished, no static data)', ON_A_WORKER],
+		['on a main in regular mode (the workflow published, its static data loaded)', {}],
+	])(
+		'%s, from the second execution a known reference costs the changes since and the update, and nothing is written in the workflow',
+		async (_, execution) => {
+			const [client] = await clientsWithReference(1);
+			const workflow = deployed();
 
-		const runs = [];
-		for (const [status, review] of [
-			['PROSPECT', '2027-02-28'],
-			['EXISTING', '2027-03-31'],
-		]) {
+			const first = await workflow.run({ ...execution, input: itemsFor(client.referenceNumber) });
+
+			expect(first.error).toBeUndefined();
+			expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
+			sandbox().clearRequests();
 			const run = await workflow.run({
-				input: [{ reference: client.referenceNumber, status, review }],
+				...execution,
+				input: [{ reference: client.referenceNumber, status: 'PROSPECT', review: '2027-02-28' }],
 			});
-			runs.push(run);
 
 			expect(run.error).toBeUndefined();
 			expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
-			expectReceived(sentByNode()[1], {
-				method: 'PATCH',
-				path: `/clients/${client.id}`,
-				bearer: sandbox().apiKey,
-				body: { status, referenceNumber: client.referenceNumber, nextReviewDate: review },
+			expect(sentByNode()[1].body).toEqual({
+				status: 'PROSPECT',
+				referenceNumber: client.referenceNumber,
+				nextReviewDate: '2027-02-28',
 			});
 			expect(run.json[0]).toMatchObject({
 				id: client.id,
 				name: client.name,
-				status,
-				nextReviewDate: review,
+				status: 'PROSPECT',
+				nextReviewDate: '2027-02-28',
 			});
-			sandbox().clearRequests();
-		}
-		// Nothing new learned (the same client, a watermark a few seconds on): n8n has nothing to save.
-		expect(runs[1].changedStaticData).toBeUndefined();
+			expect(run.changedStaticData).toBeUndefined();
+			expect(first.changedStaticData).toBeUndefined();
+			expect(workflow.staticData()).toEqual({});
+		},
+	);
+
+	it('a new reference stays one request, and the next execution updates that client in two', async () => {
+		const referenceNumber = newReference();
+		const workflow = deployed();
+
+		const created = await workflow.run({ ...ON_A_WORKER, input: itemsFor(referenceNumber) });
+		expect(sent()).toEqual(['POST /clients 201']);
+		sandbox().clearRequests();
+		const updated = await workflow.run({
+			...ON_A_WORKER,
+			input: [{ reference: referenceNumber, review: '2027-12-31' }],
+		});
+
+		expect(updated.error).toBeUndefined();
+		expect(sent()).toEqual([
+			'GET /clients changed since 200',
+			`PATCH /clients/${created.json[0].id} 200`,
+		]);
+		expect(updated.json[0]).toMatchObject({
+			id: created.json[0].id,
+			referenceNumber,
+			nextReviewDate: '2027-12-31',
+		});
 	});
 
 	it('a batch of known references costs one listing of changes and their updates; a new one stays one request', async () => {
@@ -607,6 +659,7 @@ describe('Client > Create or Update, from one production execution to the next',
 		const fresh = newReference();
 
 		const run = await workflow.run({
+			...ON_A_WORKER,
 			input: itemsFor(...clients.map((client) => client.referenceNumber), fresh),
 		});
 
@@ -624,20 +677,71 @@ describe('Client > Create or Update, from one production execution to the next',
 		);
 	});
 
-	it('keeps no reference number or name in clear, and stays small', async () => {
+	it('executions at once on one process list the firm once between them', async () => {
 		const clients = await clientsWithReference(3);
-		const workflow = deployed();
-		await learned(workflow, clients);
+		const proxy = await withProxy(async (method, url) => {
+			// The listing slower than the creates, so that every execution's create is refused before it ends.
+			if (method === 'GET' && url.pathname.endsWith('/clients')) await sleep(200);
+		});
+		try {
+			const workflow = deployed(proxy.store);
 
-		const saved = JSON.stringify(workflow.saved());
-		const firm = await listAll(sandbox());
-		for (const client of firm) {
-			if (client.referenceNumber) expect(saved).not.toContain(client.referenceNumber as string);
-			expect(saved).not.toContain(client.name as string);
+			const runs = await Promise.all(
+				clients.map((client) =>
+					workflow.run({ ...ON_A_WORKER, input: itemsFor(client.referenceNumber) }),
+				),
+			);
+
+			runs.forEach((run, index) => {
+				expect(run.error).toBeUndefined();
+				expect(run.json[0]).toMatchObject({ id: clients[index].id });
+			});
+			expect(sent().sort()).toEqual(
+				[
+					...Array(3).fill('POST /clients 409'),
+					...LISTING,
+					...clients.map((client) => `PATCH /clients/${client.id} 200`),
+				].sort(),
+			);
+		} finally {
+			await proxy.close();
 		}
-		// Its client IDs, and keyed hashes of the reference numbers: the whole firm fits here.
-		for (const client of clients) expect(saved).toContain(client.id);
-		expect(saved.length).toBeLessThan(100_000);
+	});
+
+	it("an execution whose listing fails for its own reasons does not fail another's that waited for it", async () => {
+		const [first, second] = await clientsWithReference(2);
+		let listings = 0;
+		const proxy = await withProxy(async (method, url) => {
+			// The first listing's first page comes late (never from the service: the test is over by then).
+			if (method === 'GET' && url.pathname.endsWith('/clients') && !url.searchParams.has('cursor'))
+				if (++listings === 1) {
+					await sleep(1_500);
+					return { status: 503, body: { message: 'Too late' } };
+				}
+			return undefined;
+		});
+		try {
+			// The same credential in two workflows: one gives the service 1 s (its 'Timeout'), the other the default 30 s.
+			const hurried = deployed(proxy.store, { requestOptions: { timeout: 1_000 } });
+			const patient = deployed(proxy.store);
+
+			const [timedOut, done] = await Promise.all([
+				hurried.run({ ...ON_A_WORKER, input: itemsFor(first.referenceNumber) }),
+				(async () => {
+					await sleep(300);
+					return await patient.run({ ...ON_A_WORKER, input: itemsFor(second.referenceNumber) });
+				})(),
+			]);
+
+			expect(timedOut.error?.message).toMatch(/^The service did not answer within 1 s/);
+			expect(done.error).toBeUndefined();
+			expect(done.json[0]).toMatchObject({
+				id: second.id,
+				referenceNumber: second.referenceNumber,
+			});
+		} finally {
+			await proxy.close();
+		}
 	});
 
 	it('a reference moved to another client between executions: the client that has it now is updated', async () => {
@@ -650,6 +754,7 @@ describe('Client > Create or Update, from one production execution to the next',
 		const before = await stored(previous.id);
 
 		const run = await workflow.run({
+			...ON_A_WORKER,
 			input: [{ reference: referenceNumber, review: '2027-04-30' }],
 		});
 
@@ -671,6 +776,7 @@ describe('Client > Create or Update, from one production execution to the next',
 		const before = await stored(client.id);
 
 		const run = await workflow.run({
+			...ON_A_WORKER,
 			input: [{ reference: client.referenceNumber, review: '2027-05-31' }],
 		});
 
@@ -684,27 +790,29 @@ describe('Client > Create or Update, from one production execution to the next',
 		expect(await stored(client.id)).toEqual(before);
 	});
 
-	it('an older save written back (a polling trigger, executions at once): the changes since it set it right', async () => {
-		const [first, second] = await clientsWithReference(2);
-		const referenceNumber = first.referenceNumber;
+	it('a reference the index never met, taken by a client since the process listed the firm: the changes since find it', async () => {
+		const [known, taker] = await clientsWithReference(2);
 		const workflow = deployed();
-		await learned(workflow, [first]);
-		const older = workflow.saved();
-		await setReference(first.id, newReference());
-		await setReference(second.id, referenceNumber);
-		await workflow.run({ input: itemsFor(referenceNumber) });
-		workflow.overwrite(older);
-		sandbox().clearRequests();
-		const before = await stored(first.id);
+		await learned(workflow, [known]);
+		const referenceNumber = newReference();
+		await setReference(taker.id, referenceNumber);
 
 		const run = await workflow.run({
+			...ON_A_WORKER,
 			input: [{ reference: referenceNumber, review: '2027-06-30' }],
 		});
 
 		expect(run.error).toBeUndefined();
-		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${second.id} 200`]);
-		expect(run.json[0]).toMatchObject({ id: second.id, nextReviewDate: '2027-06-30' });
-		expect(await stored(first.id)).toEqual(before);
+		expect(sent()).toEqual([
+			'POST /clients 409',
+			'GET /clients changed since 200',
+			`PATCH /clients/${taker.id} 200`,
+		]);
+		expect(run.json[0]).toMatchObject({
+			id: taker.id,
+			referenceNumber,
+			nextReviewDate: '2027-06-30',
+		});
 	});
 
 	it('a reference taken from its client after the check: the update is refused, and the client that has it is updated', async () => {
@@ -725,6 +833,7 @@ describe('Client > Create or Update, from one production execution to the next',
 			armed = true;
 
 			const run = await workflow.run({
+				...ON_A_WORKER,
 				input: [{ reference: referenceNumber, review: '2027-08-31' }],
 			});
 
@@ -733,7 +842,7 @@ describe('Client > Create or Update, from one production execution to the next',
 				'GET /clients changed since 200',
 				`PATCH /clients/${previous.id} 409`,
 				'POST /clients 409',
-				...LISTING,
+				'GET /clients changed since 200',
 				`PATCH /clients/${current.id} 200`,
 			]);
 			expect(run.json[0]).toMatchObject({ id: current.id, nextReviewDate: '2027-08-31' });
@@ -749,16 +858,127 @@ describe('Client > Create or Update, from one production execution to the next',
 		}
 	});
 
+	it('a client created while the firm is listed leaves no change the listing missed unchecked', async () => {
+		const [holder, released] = await clientsWithReference(2);
+		let firstPageSeen = () => {};
+		const firstPage = new Promise<void>((resolve) => (firstPageSeen = resolve));
+		let creationAnswered = () => {};
+		const created = new Promise<void>((resolve) => (creationAnswered = resolve));
+		let posts = 0;
+		const proxy = await withProxy(async (method, url) => {
+			if (method === 'GET' && url.searchParams.has('cursor')) {
+				firstPageSeen();
+				await created;
+			}
+			if (method === 'POST' && ++posts === 2) {
+				// After the listing's first page showed it, a client gives up its number, and the
+				// other execution's new client comes more than the commit lag (5 s) later.
+				await firstPage;
+				await setReference(released.id, null);
+				await sleep(5_500);
+				void sleep(200).then(creationAnswered);
+			}
+		});
+		try {
+			const workflow = deployed(proxy.store);
+			const listing = workflow.run({ ...ON_A_WORKER, input: itemsFor(holder.referenceNumber) });
+			await sleep(100);
+			const creation = workflow.run({ ...ON_A_WORKER, input: itemsFor(newReference()) });
+			expect((await listing).error).toBeUndefined();
+			expect((await creation).error).toBeUndefined();
+			sandbox().clearRequests();
+			const before = await stored(released.id);
+
+			const run = await workflow.run({
+				...ON_A_WORKER,
+				input: itemsFor(released.referenceNumber),
+			});
+
+			expect(run.error).toBeUndefined();
+			expect(run.json[0].id).not.toBe(released.id);
+			expect(await stored(released.id)).toEqual(before);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('a credential switched to another firm never uses what the process learned of the first', async () => {
+		const referenceNumber = newReference();
+		const store = credentialsWithNewKey();
+		const workflow = deployed(store);
+		const created = await workflow.run({ ...ON_A_WORKER, input: itemsFor(referenceNumber) });
+		sandbox().clearRequests();
+
+		// The same n8n credential, its API key now another firm's.
+		store.set('complianceRecordsApi', {
+			...store.stored('complianceRecordsApi'),
+			apiKey: sandbox().otherFirm.apiKey,
+		});
+		const run = await workflow.run({ ...ON_A_WORKER, input: itemsFor(referenceNumber) });
+
+		expect(run.error).toBeUndefined();
+		expect(sent()).toEqual(['POST /clients 201']);
+		expect(run.json[0].id).not.toBe(created.json[0].id);
+	});
+
+	it('with OAuth2 the process keeps the index too, through a reconnection; nothing is written in the workflow', async () => {
+		// A service of its own: what the other tests' OAuth2 executions taught the process is not its.
+		const service = await startSandbox({ clients: 20 });
+		try {
+			const [client] = (await listAll(service)).filter((record) => record.referenceNumber);
+			const store = credentialsFor(service);
+			await connectOAuth2(store);
+			service.clearRequests();
+			const workflow = deployed(store, { authentication: 'oAuth2' });
+			const byNode = () =>
+				service.requests().map(({ method, path, status }) => `${method} ${path} ${status}`);
+			await workflow.run({ ...ON_A_WORKER, input: itemsFor(client.referenceNumber as string) });
+			expect(byNode()).toEqual([
+				'POST /clients 409',
+				'GET /clients 200',
+				`PATCH /clients/${client.id as string} 200`,
+			]);
+			await connectOAuth2(store);
+			service.clearRequests();
+
+			const run = await workflow.run({ input: itemsFor(client.referenceNumber as string) });
+
+			expect(run.error).toBeUndefined();
+			expect(byNode()).toEqual(['GET /clients 200', `PATCH /clients/${client.id as string} 200`]);
+			expect(service.requests()[0].query.sinceModifiedAt).toEqual(expect.any(String));
+			expect(run.changedStaticData).toBeUndefined();
+			expect(workflow.staticData()).toEqual({});
+		} finally {
+			await service.close();
+		}
+	});
+
+	it("an execution that n8n gives an empty copy of the static data and saves back (resumed after a Wait) leaves another node's state as it was", async () => {
+		const [client] = await clientsWithReference(1);
+		const triggerState = { 'node:Client created or modified': { lastTimeChecked: 1782300000000 } };
+		const workflow = deployed(credentialsWithNewKey(), {}, triggerState);
+
+		for (const staticDataLoaded of [true, false, false]) {
+			const run = await workflow.run({
+				staticDataLoaded,
+				input: itemsFor(client.referenceNumber),
+			});
+			expect(run.error).toBeUndefined();
+			expect(run.changedStaticData).toBeUndefined();
+		}
+		expect(workflow.staticData()).toEqual(triggerState);
+	});
+
 	it("items spaced by n8n's batching each check the changes again before their update", async () => {
 		const clients = await clientsWithReference(2);
-		const unbatched = deployed();
-		await learned(unbatched, clients);
-		const workflow = deployed(credentials(), {
+		const store = credentialsWithNewKey();
+		await learned(deployed(store), clients);
+		const workflow = deployed(store, {
 			requestOptions: { batching: { batch: { batchSize: 1, batchInterval: 1_200 } } },
 		});
-		workflow.overwrite(unbatched.saved());
 
 		const run = await workflow.run({
+			...ON_A_WORKER,
 			input: itemsFor(...clients.map((client) => client.referenceNumber)),
 		});
 
@@ -769,163 +989,6 @@ describe('Client > Create or Update, from one production execution to the next',
 				`PATCH /clients/${client.id} 200`,
 			]),
 		);
-	});
-
-	it('saved data that points at the wrong client is ignored: the client that has the number is updated', async () => {
-		const [holder, other] = await clientsWithReference(2);
-		const workflow = deployed();
-		await learned(workflow, [holder, other]);
-		// Each entry is a 12-character key and a client ID: give the holder's key the other client.
-		const index = workflow.saved().referenceIndex as { clients: string[] };
-		const swapped = index.clients.map((entry) =>
-			entry.endsWith(holder.id)
-				? entry.replace(holder.id, other.id)
-				: entry.replace(other.id, holder.id),
-		);
-		workflow.overwrite({ referenceIndex: { ...index, clients: swapped } });
-		const before = await stored(other.id);
-
-		const run = await workflow.run({
-			input: [{ reference: holder.referenceNumber, review: '2027-07-31' }],
-		});
-
-		expect(run.error).toBeUndefined();
-		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${holder.id} 200`]);
-		expect(run.json[0]).toMatchObject({ id: holder.id, nextReviewDate: '2027-07-31' });
-		expect(await stored(other.id)).toEqual(before);
-	});
-
-	it('saved data of another credential or firm is ignored', async () => {
-		const [client] = await clientsWithReference(1);
-		const workflow = deployed();
-		await learned(workflow, [client]);
-		const saved = workflow.saved();
-
-		const otherKey = credentialsFor({
-			...sandbox(),
-			apiKey: sandbox().createApiKey({ name: 'Another integration' }),
-		});
-		const withOtherKey = deployed(otherKey);
-		withOtherKey.overwrite(saved);
-		expect((await withOtherKey.run({ input: itemsFor(client.referenceNumber) })).json[0].id).toBe(
-			client.id,
-		);
-		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
-		sandbox().clearRequests();
-
-		const otherFirm = deployed(
-			credentialsFor({ ...sandbox(), apiKey: sandbox().otherFirm.apiKey }),
-		);
-		otherFirm.overwrite(saved);
-		const run = await otherFirm.run({ input: itemsFor(client.referenceNumber) });
-		expect(run.json[0].id).not.toBe(client.id);
-		expect(sent()).toEqual(['POST /clients 201']);
-	});
-
-	it.each([
-		['not an index', 'x'],
-		['another format', { format: 2 }],
-		['an edited character', 'edit'],
-		['no seal', 'unsealed'],
-	])(
-		'corrupt saved data (%s) is ignored, then replaced by a sound index',
-		async (_, corruption) => {
-			const [client] = await clientsWithReference(1);
-			const workflow = deployed();
-			await learned(workflow, [client]);
-			const index = workflow.saved().referenceIndex as { clients: string[]; mac: string };
-			const corrupt =
-				corruption === 'edit'
-					? {
-							...index,
-							clients: index.clients.map((entry) =>
-								entry.replace(/^./, (first) => (first === 'A' ? 'B' : 'A')),
-							),
-						}
-					: corruption === 'unsealed'
-						? { ...index, mac: undefined }
-						: corruption;
-			workflow.overwrite({ referenceIndex: corrupt });
-
-			const run = await workflow.run({ input: itemsFor(client.referenceNumber) });
-
-			expect(run.error).toBeUndefined();
-			expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
-			sandbox().clearRequests();
-			await workflow.run({ input: itemsFor(client.referenceNumber) });
-			expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
-		},
-	);
-
-	it('a manual execution, from the editor, goes the way it always did and leaves the saved index alone', async () => {
-		const [client] = await clientsWithReference(1);
-		const workflow = deployed();
-		await learned(workflow, [client]);
-		const saved = workflow.saved();
-
-		const run = await workflow.run({ mode: 'manual', input: itemsFor(client.referenceNumber) });
-
-		expect(run.error).toBeUndefined();
-		expect(run.changedStaticData).toBeUndefined();
-		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
-		expect(workflow.saved()).toEqual(saved);
-	});
-
-	it('with OAuth2, the index outlives the token: a reconnected credential keeps it', async () => {
-		const [client] = await clientsWithReference(1);
-		const store = credentials();
-		await connectOAuth2(store);
-		const workflow = deployed(store, { authentication: 'oAuth2' });
-		await learned(workflow, [client]);
-		await connectOAuth2(store);
-		sandbox().clearRequests();
-
-		const run = await workflow.run({ input: itemsFor(client.referenceNumber) });
-
-		expect(run.error).toBeUndefined();
-		expect(sent()).toEqual(['GET /clients changed since 200', `PATCH /clients/${client.id} 200`]);
-	});
-
-	it('stays under 100 KB on a firm too large to keep whole, the references asked for kept first', async () => {
-		const large = await startSandbox({ clients: 3_000 });
-		try {
-			const firm = await listAll(large);
-			const asked = firm.filter((client) => client.referenceNumber).slice(0, 2);
-			const workflow = deployed(credentialsFor(large));
-			await workflow.run({ input: itemsFor(asked[0].referenceNumber as string) });
-			await workflow.run({ input: itemsFor(asked[1].referenceNumber as string) });
-
-			const saved = JSON.stringify(workflow.saved());
-			expect(saved.length).toBeLessThan(100_000);
-			// The index holds fewer clients than the firm's 2,400 or so reference numbers.
-			expect(
-				(workflow.saved().referenceIndex as { clients: string[] }).clients.length,
-			).toBeLessThan(firm.filter((client) => client.referenceNumber).length);
-			large.clearRequests();
-			const run = await workflow.run({
-				input: itemsFor(...asked.map((client) => client.referenceNumber as string)),
-			});
-			expect(run.json.map((client) => client.id)).toEqual(asked.map((client) => client.id));
-			expect(
-				large
-					.requests()
-					.map(({ method, path }) => `${method} ${path}`)
-					.sort(),
-			).toEqual(['GET /clients', ...asked.map((client) => `PATCH /clients/${client.id}`)].sort());
-		} finally {
-			await large.close();
-		}
-	});
-	it("an execution of a workflow n8n does not see as published (n8n execute, n8n 2.40's queue-mode workers) neither reads nor writes the index", async () => {
-		const [client] = await clientsWithReference(1);
-		const workflow = deployed();
-		await learned(workflow, [client]);
-
-		const run = await workflow.run({ active: false, input: itemsFor(client.referenceNumber) });
-
-		expect(run.error).toBeUndefined();
-		expect(run.changedStaticData).toBeUndefined();
-		expect(sent()).toEqual(['POST /clients 409', ...LISTING, `PATCH /clients/${client.id} 200`]);
 	});
 
 	it('after many changes in the firm, one item reads its client instead of every change: three requests at most', async () => {
@@ -942,7 +1005,7 @@ describe('Client > Create or Update, from one production execution to the next',
 			});
 		sandbox().clearRequests();
 
-		const one = await workflow.run({ input: itemsFor(client.referenceNumber) });
+		const one = await workflow.run({ ...ON_A_WORKER, input: itemsFor(client.referenceNumber) });
 
 		expect(one.error).toBeUndefined();
 		expect(sent()).toEqual([
@@ -954,6 +1017,7 @@ describe('Client > Create or Update, from one production execution to the next',
 
 		// Three items waiting: the two pages left of the changes cost less than three reads.
 		const three = await workflow.run({
+			...ON_A_WORKER,
 			input: itemsFor(...batch.map((known) => known.referenceNumber)),
 		});
 
@@ -966,5 +1030,81 @@ describe('Client > Create or Update, from one production execution to the next',
 				...batch.map((known) => `PATCH /clients/${known.id} 200`),
 			].sort(),
 		);
+	});
+
+	it('the process keeps the indexes of 64 firms and credentials at most: the least recently used goes first', async () => {
+		const references = Array.from({ length: 65 }, () => newReference());
+		const stores = references.map(() => credentialsWithNewKey());
+		const created = [];
+		for (const [index, store] of stores.entries())
+			created.push(
+				await deployed(store).run({ ...ON_A_WORKER, input: itemsFor(references[index]) }),
+			);
+		sandbox().clearRequests();
+
+		const forgotten = await deployed(stores[0]).run({
+			...ON_A_WORKER,
+			input: itemsFor(references[0]),
+		});
+		expect(forgotten.json[0].id).toBe(created[0].json[0].id);
+		expect(sent()).toEqual([
+			'POST /clients 409',
+			...LISTING,
+			`PATCH /clients/${created[0].json[0].id as string} 200`,
+		]);
+		sandbox().clearRequests();
+		const kept = await deployed(stores[64]).run({
+			...ON_A_WORKER,
+			input: itemsFor(references[64]),
+		});
+
+		expect(kept.json[0].id).toBe(created[64].json[0].id);
+		// The changes since its watermark (the creations just before it, within the commit lag, included), no create, no listing of the firm.
+		expect(sent()[0]).toBe('GET /clients changed since 200');
+		expect(sent().at(-1)).toBe(`PATCH /clients/${created[64].json[0].id as string} 200`);
+		expect(
+			sent().filter((request) => request.startsWith('POST') || request.includes('first page')),
+		).toEqual([]);
+	});
+
+	describe('at the bound of what the process keeps', () => {
+		// 130,000 clients: more than the 120,000 a process keeps. One listing of the firm is 651 pages.
+		let large: Sandbox;
+		beforeAll(async () => {
+			large = await startSandbox({ clients: 130_000 });
+		}, 60_000);
+		afterAll(async () => {
+			await large.close();
+		});
+
+		it('keeps the clients asked for and those changed last, and lists the firm again for a reference it let go', async () => {
+			const firm = (await listAll(large)).filter((client) => client.referenceNumber);
+			// Seeded clients last changed at random times: of the two changed longest ago, the first is
+			// asked for, hence kept; the second is let go.
+			const [asked, oldest] = [...firm].sort(
+				(a, b) => Date.parse(a.lastModifiedAt as string) - Date.parse(b.lastModifiedAt as string),
+			);
+			const workflow = deployed(credentialsFor(large));
+			const run = async (reference: string) =>
+				await workflow.run({ ...ON_A_WORKER, input: itemsFor(reference) });
+			const listings = () =>
+				large.requests().filter((request) => request.path === '/clients' && !request.query.cursor);
+
+			await run(asked.referenceNumber as string);
+			expect(listings().map((request) => request.query.sinceModifiedAt)).toEqual([undefined]);
+			large.clearRequests();
+
+			const again = await run(oldest.referenceNumber as string);
+			expect(again.json[0].id).toBe(oldest.id);
+			expect(large.requests()[0]).toMatchObject({ method: 'POST', status: 409 });
+			expect(listings().map((request) => request.query.sinceModifiedAt)).toEqual([undefined]);
+			large.clearRequests();
+
+			const known = await run(asked.referenceNumber as string);
+			expect(known.json[0].id).toBe(asked.id);
+			expect(
+				large.requests().map(({ method, path, status }) => `${method} ${path} ${status}`),
+			).toEqual(['GET /clients 200', `PATCH /clients/${asked.id as string} 200`]);
+		}, 120_000);
 	});
 });
