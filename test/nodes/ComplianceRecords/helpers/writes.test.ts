@@ -37,9 +37,16 @@ function later() {
 /** n8n's Retry On Fail: 3 tries, 100 ms apart. */
 const RETRY_ON_FAIL = { maxTries: 3, waitBetweenTries: 100 };
 
-/** The service creates the client of the POST after `after` others, then answers 503: the answer is lost. */
-const answerLostAfterCreate = (after: number) =>
-	sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after, afterHandling: true });
+/** The service creates the client of the POST after `after` others, then answers `status`: the answer is lost. */
+const answerLostAfterCreate = (after: number, status: 502 | 503 = 503) =>
+	sandbox().injectFaults({ count: 1, status, path: '/clients', after, afterHandling: true });
+
+/** The node's credentials, its requests going through a proxy at `origin`. */
+const throughProxy = (origin: string) =>
+	credentialsFor({
+		...sandbox(),
+		baseUrl: `${origin}${new URL(sandbox().baseUrl).pathname.replace(/\/$/, '')}`,
+	});
 
 const withRetryOnFail = (parameters: INodeParameters, input: IDataObject[]) =>
 	runNode({ credentials: credentials(), parameters, input, retryOnFail: RETRY_ON_FAIL });
@@ -119,23 +126,121 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		expect(statusCounts(posts())).toEqual({ 201: 5, 503: 1, 409: 1 });
 	});
 
-	it('without reference numbers, a create the service may have made is never sent again: each client once at most, and the error says how to check', async () => {
-		answerLostAfterCreate(3);
+	it('without reference numbers, a 503 before the service created the client: the next try looks for it among the changes since, late enough to see it, finds none, and creates it', async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 3 });
 		const input = newClients(6);
 
 		const run = await withRetryOnFail(createClients, input);
 
-		expect(statusCounts(posts())).toEqual({ 201: 5, 503: 1 });
-		expect(await clientsNamedAs(input)).toEqual(input.map(() => 1));
-		expect(run.error?.message).toMatch(
-			/^The node did not send this item again: an earlier try may have created it \[item \d\]$/,
+		await expectEachCreatedOnce(run, input);
+		expect(statusCounts(posts())).toEqual({ 201: 6, 503: 1 });
+		// The service's time, then the changes since: none is named as the item's client, so none is read.
+		const gets = byNode().filter((request) => request.method === 'GET');
+		expect(gets.map((get) => Object.keys(get.query).sort())).toEqual([
+			['limit'],
+			['limit', 'sinceModifiedAt'],
+		]);
+		// The commit lag (5 s) after the attempt: what it created would be listed by then.
+		const refused = posts().find((post) => post.status === 503)!;
+		expect(gets[0].receivedAt - refused.answeredAt!).toBeGreaterThanOrEqual(5_000);
+	});
+
+	it('without reference numbers, a create applied then answered 502: the next try finds the client it made, outputs it, and creates no other', async () => {
+		answerLostAfterCreate(3, 502);
+		const input = newClients(6);
+
+		const run = await withRetryOnFail(createClients, input);
+
+		await expectEachCreatedOnce(run, input);
+		expect(statusCounts(posts())).toEqual({ 201: 5, 502: 1 });
+		const firm = await listAll(sandbox());
+		expect(run.json.map((client) => client.id)).toEqual(
+			input.map(
+				(item) => firm.find((client) => client.name === `Ada ${item.lastName as string}`)!.id,
+			),
 		);
-		expect(run.error?.description).toContain(
-			"check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it",
-		);
-		expect(run.error?.description).toContain(
-			"Client > Create or Update with a 'Reference Number' is safe to run again",
-		);
+	});
+
+	it('without reference numbers, two identical items and the second answered 503 before the service created it: the first item’s client is not taken for it, two clients as asked', async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 1 });
+		const [twin] = newClients(1);
+
+		const run = await withRetryOnFail(createClients, [twin, twin]);
+
+		expect(run.error).toBeUndefined();
+		expect(new Set(run.json.map((client) => client.id)).size).toBe(2);
+		expect(await clientsNamedAs([twin])).toEqual([2]);
+	});
+
+	it('without reference numbers, two clients like the item’s created by someone else while its create ran: the item stops, naming them, and creates none', async () => {
+		const [item] = newClients(1);
+		const lastName = item.lastName as string;
+		const created = async (status: string, firstName: string) =>
+			(
+				(
+					await serviceCall(sandbox(), 'POST', '/clients', {
+						status,
+						entity: { object: 'individual', firstName, lastName },
+					})
+				).data as IDataObject
+			).id as string;
+		const theirs: string[] = [];
+		// Someone else creates two like it and two unlike it (another person, another status),
+		// then the gateway answers the node's create 503 without passing it on.
+		const proxy = await forwardingProxy(sandbox().baseUrl, {
+			before: async ({ method }) => {
+				if (method !== 'POST') return;
+				theirs.push(await created('PROSPECT', 'Ada'), await created('PROSPECT', 'Ada'));
+				await created('PROSPECT', 'Grace');
+				await created('EXISTING', 'Ada');
+				return { status: 503, body: { message: 'Service unavailable' } };
+			},
+		});
+		try {
+			const run = await runNode({
+				credentials: throughProxy(proxy.origin),
+				parameters: createClients,
+				input: [item],
+				retryOnFail: RETRY_ON_FAIL,
+			});
+
+			expect(run.error?.message).toBe(
+				'Several clients could be the one an earlier try created, so the node created none [item 0]',
+			);
+			expect(run.error?.description).toBe(
+				"n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list) after a create the service may have applied. Created since, with what this item sends: " +
+					theirs.map((id) => `"Ada ${lastName}" (ID ${id})`).join(', ') +
+					". Check them with Client > Get. If one is this item's client, the item needs nothing more; if none is, run the workflow again for this item (a Retry of this execution would stop here again).",
+			);
+			expect(await clientsNamedAs([item])).toEqual([3]);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it("without reference numbers, answers with no 'Date' to time the look by: the item is not sent again, and the error says why", async () => {
+		const [item] = newClients(1);
+		const proxy = await forwardingProxy(sandbox().baseUrl, {
+			before: ({ method }) =>
+				method === 'POST' ? { status: 503, body: { message: 'Service unavailable' } } : undefined,
+			keepsDate: () => false,
+		});
+		try {
+			const run = await runNode({
+				credentials: throughProxy(proxy.origin),
+				parameters: createClients,
+				input: [item],
+				retryOnFail: RETRY_ON_FAIL,
+			});
+
+			expect(run.error?.message).toBe(
+				'The node did not send this item again: an earlier try may have created it [item 0]',
+			);
+			expect(run.error?.description).toContain("carried no 'Date' header");
+			expect(await clientsNamedAs([item])).toEqual([0]);
+		} finally {
+			await proxy.close();
+		}
 	});
 });
 
@@ -229,6 +334,27 @@ describe("A Retry from n8n's executions list runs the failed node again from the
 	});
 });
 
+describe("A Retry from n8n's executions list, without reference numbers", () => {
+	it('finds the client the failed create made among the changes since: read, not created again', async () => {
+		answerLostAfterCreate(3, 502);
+		const input = newClients(6);
+		const failed = await runNode({ credentials: credentials(), parameters: createClients, input });
+		expect(failed.error?.message).toBe(
+			'The service could not complete the request (HTTP 502) [item 3]',
+		);
+		sandbox().clearRequests();
+
+		const retried = await runNode({
+			credentials: credentials(),
+			parameters: createClients,
+			retryOf: failed,
+		});
+
+		await expectEachCreatedOnce(retried, input);
+		expect(posts()).toEqual([]);
+	});
+});
+
 describe('The advice after a write the service may have applied', () => {
 	it("a create answered 503: how to check, and Create or Update with a reference number; never 'Retry On Fail'", async () => {
 		sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
@@ -240,7 +366,7 @@ describe('The advice after a write the service may have applied', () => {
 		});
 
 		expect(run.error?.description).toContain(
-			"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again",
+			"A Retry of this execution from the executions list is safe: the node looks for the client first, and creates it only if there is none. Before you run the node any other way, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again",
 		);
 		expect(run.error?.description).not.toContain('Retry On Fail');
 	});
@@ -348,10 +474,10 @@ describe('An update the service may have applied is read back, never sent blind'
 				},
 			});
 			try {
-				const apiPath = new URL(sandbox().baseUrl).pathname.replace(/\/$/, '');
-				const store = credentialsFor({ ...sandbox(), baseUrl: `${proxy.origin}${apiPath}` });
-
-				const run = await setPartner(clientId, partnerId, { store, retryOnFail });
+				const run = await setPartner(clientId, partnerId, {
+					store: throughProxy(proxy.origin),
+					retryOnFail,
+				});
 
 				expect(sentByNode()).toEqual(requests);
 				expect((await storedClient(clientId)).partner).toMatchObject({ id: officersPartnerId });
