@@ -161,6 +161,81 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		);
 	});
 
+	it.each([
+		[
+			'an individual with every name, an email, a partner, services and a review date',
+			async (): Promise<INodeParameters> => {
+				const { staff, services } = (
+					await serviceGet<{ data: { staff: IDataObject[]; services: IDataObject[] } }>(
+						sandbox(),
+						'/firm',
+					)
+				).data;
+				return {
+					entityType: 'individual',
+					firstName: 'Grace',
+					lastName: `Kinds ${batch}`,
+					individualFields: { middleName: 'Brewster', email: 'Grace@Example.com' },
+					additionalFields: {
+						partnerId: staff.find((member) => member.isPartner)!.id as string,
+						serviceIds: services.slice(0, 2).map((service) => service.id as string),
+						nextReviewDate: '2027-05-31',
+					},
+				};
+			},
+		],
+		[
+			'a sole trader with a trading name',
+			async (): Promise<INodeParameters> => ({
+				entityType: 'sole_trader',
+				firstName: 'Tom',
+				lastName: 'Baker',
+				soleTraderFields: { tradingName: `Baker Joinery ${batch}`, email: 'tom@baker.example' },
+			}),
+		],
+		[
+			'an organisation entered by hand',
+			async (): Promise<INodeParameters> => ({
+				entityType: 'organisation',
+				organisationName: `Friends of the Canal ${batch}`,
+				organisationType: 'NON_PROFIT',
+				organisationFields: { identifyingNumber: 'CH-1138' },
+			}),
+		],
+		[
+			'a UK company from the registry',
+			async (): Promise<INodeParameters> => ({
+				entityType: 'import_uk_company',
+				companyNumber: '09876543',
+			}),
+		],
+	])(
+		'without reference numbers, %s, applied then answered 502: the next try finds it by what it sent, and creates no other',
+		async (_kind, entityParameters) => {
+			batch++;
+			const parameters = {
+				resource: 'client',
+				operation: 'create',
+				status: 'EXISTING',
+				...(await entityParameters()),
+			};
+			const before = (await listAll(sandbox())).length;
+			answerLostAfterCreate(0, 502);
+
+			const run = await runNode({
+				credentials: credentials(),
+				parameters,
+				retryOnFail: RETRY_ON_FAIL,
+			});
+
+			expect(run.error).toBeUndefined();
+			expect(posts().map((post) => post.status)).toEqual([502]);
+			const firm = await listAll(sandbox());
+			expect(firm).toHaveLength(before + 1);
+			expect(run.json.map((client) => client.id)).toEqual([firm.at(-1)!.id]);
+		},
+	);
+
 	it('without reference numbers, two identical items and the second answered 503 before the service created it: the first item’s client is not taken for it, two clients as asked', async () => {
 		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 1 });
 		const [twin] = newClients(1);
