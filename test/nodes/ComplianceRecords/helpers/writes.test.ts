@@ -2,7 +2,7 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { credentialsFor, runNode, type CredentialStore, type NodeRun } from '../../../helpers';
-import { forwardingProxy } from '../../../helpers/forwardingProxy';
+import { forwardingProxy, type ProxyHooks } from '../../../helpers/forwardingProxy';
 import { useSandbox } from '../../../helpers/sandbox';
 import {
 	clientIds,
@@ -74,6 +74,24 @@ const withReferences: INodeParameters = {
 	...createClients,
 	additionalFields: { referenceNumber: '={{ $json.reference }}' },
 };
+
+/** What a gateway answers when it cannot pass a request on: the service never saw it. */
+const UNAVAILABLE = { status: 503, body: { message: 'Service unavailable' } };
+
+/** Client > Create of one item with Retry On Fail, the node's requests through a proxy with `hooks`. */
+async function createThroughProxy(item: IDataObject, hooks: ProxyHooks): Promise<NodeRun> {
+	const proxy = await forwardingProxy(sandbox().baseUrl, hooks);
+	try {
+		return await runNode({
+			credentials: throughProxy(proxy.origin),
+			parameters: createClients,
+			input: [item],
+			retryOnFail: RETRY_ON_FAIL,
+		});
+	} finally {
+		await proxy.close();
+	}
+}
 
 const byNode = (): LoggedRequest[] =>
 	sandbox()
@@ -262,60 +280,40 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		const theirs: string[] = [];
 		// Someone else creates two like it and two unlike it (another person, another status),
 		// then the gateway answers the node's create 503 without passing it on.
-		const proxy = await forwardingProxy(sandbox().baseUrl, {
+		const run = await createThroughProxy(item, {
 			before: async ({ method }) => {
 				if (method !== 'POST') return;
 				theirs.push(await created('PROSPECT', 'Ada'), await created('PROSPECT', 'Ada'));
 				await created('PROSPECT', 'Grace');
 				await created('EXISTING', 'Ada');
-				return { status: 503, body: { message: 'Service unavailable' } };
+				return UNAVAILABLE;
 			},
 		});
-		try {
-			const run = await runNode({
-				credentials: throughProxy(proxy.origin),
-				parameters: createClients,
-				input: [item],
-				retryOnFail: RETRY_ON_FAIL,
-			});
 
-			expect(run.error?.message).toBe(
-				'Several clients could be the one an earlier try created, so the node created none [item 0]',
-			);
-			expect(run.error?.description).toBe(
-				"n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list) after a create the service may have applied. Created since, with what this item sends: " +
-					theirs.map((id) => `"Ada ${lastName}" (ID ${id})`).join(', ') +
-					". Check them with Client > Get. If one is this item's client, the item needs nothing more; if none is, run the workflow again for this item (a Retry of this execution would stop here again).",
-			);
-			expect(await clientsNamedAs([item])).toEqual([3]);
-		} finally {
-			await proxy.close();
-		}
+		expect(run.error?.message).toBe(
+			'Several clients could be the one an earlier try created, so the node created none [item 0]',
+		);
+		expect(run.error?.description).toBe(
+			"n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list) after a create the service may have applied. Created since, with what this item sends: " +
+				theirs.map((id) => `"Ada ${lastName}" (ID ${id})`).join(', ') +
+				". Check them with Client > Get. If one is this item's client, the item needs nothing more; if none is, run the workflow again for this item (a Retry of this execution would stop here again).",
+		);
+		expect(await clientsNamedAs([item])).toEqual([3]);
 	});
 
 	it("without reference numbers, answers with no 'Date' to time the look by: the item is not sent again, and the error says why", async () => {
 		const [item] = newClients(1);
-		const proxy = await forwardingProxy(sandbox().baseUrl, {
-			before: ({ method }) =>
-				method === 'POST' ? { status: 503, body: { message: 'Service unavailable' } } : undefined,
+
+		const run = await createThroughProxy(item, {
+			before: ({ method }) => (method === 'POST' ? UNAVAILABLE : undefined),
 			keepsDate: () => false,
 		});
-		try {
-			const run = await runNode({
-				credentials: throughProxy(proxy.origin),
-				parameters: createClients,
-				input: [item],
-				retryOnFail: RETRY_ON_FAIL,
-			});
 
-			expect(run.error?.message).toBe(
-				'The node did not send this item again: an earlier try may have created it [item 0]',
-			);
-			expect(run.error?.description).toContain("carried no 'Date' header");
-			expect(await clientsNamedAs([item])).toEqual([0]);
-		} finally {
-			await proxy.close();
-		}
+		expect(run.error?.message).toBe(
+			'The node did not send this item again: an earlier try may have created it [item 0]',
+		);
+		expect(run.error?.description).toContain("carried no 'Date' header");
+		expect(await clientsNamedAs([item])).toEqual([0]);
 	});
 });
 
@@ -387,47 +385,31 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create or Upda
 });
 
 describe("A Retry from n8n's executions list runs the failed node again from the saved execution", () => {
-	it('finds the clients created before the failure: read again, not created again', async () => {
-		answerLostAfterCreate(3);
-		const input = newClients(6, { withReference: true });
-		const failed = await runNode({ credentials: credentials(), parameters: withReferences, input });
-		expect(failed.error?.message).toBe(
-			'The service could not complete the request (HTTP 503) [item 3]',
-		);
-		sandbox().clearRequests();
+	it.each([
+		// The sixth is found by its reference number: the 409, the changes since, the client.
+		['with reference numbers', true, [409], 5 + 2],
+		// The sixth is found by what it sent: the service's time, the changes since, the client.
+		['without reference numbers', false, [], 5 + 3],
+	])(
+		'%s: finds the clients created before the failure, read again, not created again',
+		async (_case, withReference, postsByRetry, getsByRetry) => {
+			answerLostAfterCreate(3);
+			const input = newClients(6, { withReference });
+			const parameters = withReference ? withReferences : createClients;
+			const failed = await runNode({ credentials: credentials(), parameters, input });
+			expect(failed.error?.message).toBe(
+				'The service could not complete the request (HTTP 503) [item 3]',
+			);
+			sandbox().clearRequests();
 
-		const retried = await runNode({
-			credentials: credentials(),
-			parameters: withReferences,
-			retryOf: failed,
-		});
+			const retried = await runNode({ credentials: credentials(), parameters, retryOf: failed });
 
-		await expectEachCreatedOnce(retried, input);
-		expect(posts().map((post) => post.status)).toEqual([409]);
-		// The five created before are read by their ID; the sixth is found among the changes since.
-		expect(byNode().filter((request) => request.method === 'GET')).toHaveLength(5 + 2);
-	});
-});
-
-describe("A Retry from n8n's executions list, without reference numbers", () => {
-	it('finds the client the failed create made among the changes since: read, not created again', async () => {
-		answerLostAfterCreate(3, 502);
-		const input = newClients(6);
-		const failed = await runNode({ credentials: credentials(), parameters: createClients, input });
-		expect(failed.error?.message).toBe(
-			'The service could not complete the request (HTTP 502) [item 3]',
-		);
-		sandbox().clearRequests();
-
-		const retried = await runNode({
-			credentials: credentials(),
-			parameters: createClients,
-			retryOf: failed,
-		});
-
-		await expectEachCreatedOnce(retried, input);
-		expect(posts()).toEqual([]);
-	});
+			await expectEachCreatedOnce(retried, input);
+			expect(posts().map((post) => post.status)).toEqual(postsByRetry);
+			// The five created before are read by their ID.
+			expect(byNode().filter((request) => request.method === 'GET')).toHaveLength(getsByRetry);
+		},
+	);
 });
 
 describe('The advice after a write the service may have applied', () => {
