@@ -8,14 +8,19 @@ import type {
 } from 'n8n-workflow';
 
 import { headerOf, isObject, type ServiceAnswer } from '../transport/answers';
-import { notSentAgainError, type OperationWording } from '../transport/errors';
+import {
+	notSentAgainError,
+	type CreateWording,
+	type OperationWording,
+	severalCreatedError,
+} from '../transport/errors';
 import { answerIn, FailedRequest, mayHaveActed } from '../transport/failures';
-import type { WriteReadBack } from '../transport/pacing';
+import { pause, type WriteReadBack } from '../transport/pacing';
 import { sharedInExecution } from './execution';
 import { type RecordKind, shaperOf } from './output';
 import type { RecordParameter } from './records';
 import { operationError, paginationRouting, recordIn, routedRequest, routedSend } from './routing';
-import { serviceTimeBefore, serviceTimeFromDate } from './serviceTime';
+import { COMMIT_LAG_MS, serviceTimeBefore, serviceTimeFromDate } from './serviceTime';
 
 /* Every write once per item and run of the node, whatever n8n runs again (Retry On Fail, the
  * executions list's Retry: both keep the node context, which holds the log). Why and how:
@@ -32,14 +37,14 @@ export interface ServiceWindow {
 	to: number;
 }
 
-/** A create the service refuses twice (409): whether a body is one, and the record made within a window. */
-export interface UniqueCreate {
+/** How a resource finds what a create made: whether the service refuses its body twice (409), and the records within a window it could have made. */
+export interface CreateLookup {
 	refusesDuplicate(body: IDataObject): boolean;
 	createdWithin(
 		context: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 		window: ServiceWindow,
-	): Promise<IDataObject | undefined>;
+	): Promise<IDataObject[]>;
 }
 
 /** An earlier attempt at the item's write that may have acted: when it began and ended (host epoch ms). */
@@ -171,11 +176,28 @@ export async function routedWrite(
 	});
 }
 
+/** What `lookup` finds within `window`, less the records this node wrote for its other items (identical items make identical records). */
+async function notWrittenForOthers(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	lookup: CreateLookup,
+	window: ServiceWindow,
+): Promise<IDataObject[]> {
+	const key = itemKey(context);
+	const written = new Set(
+		Object.entries(writeLog(context))
+			.filter(([other]) => other !== key)
+			.map(([, entry]) => entry.id),
+	);
+	const found = await lookup.createdWithin(context, requestData, window);
+	return found.filter((record) => !written.has(String(record.id)));
+}
+
 /** After a 409 to a create sent again: the record made while the earlier attempt ran (timed by the 409's `Date`). */
 export async function createdByEarlierAttempt(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
-	unique: UniqueCreate,
+	lookup: CreateLookup,
 	earlier: EarlierAttempt,
 	{ refusal, sentAt }: { refusal: ServiceAnswer; sentAt: number },
 ): Promise<IDataObject | undefined> {
@@ -183,38 +205,78 @@ export async function createdByEarlierAttempt(
 	const from = serviceTimeFromDate(date, Date.now() - earlier.since);
 	const to = serviceTimeBefore(date, sentAt - earlier.until);
 	if (from === undefined || to === undefined) return undefined;
-	return await unique.createdWithin(context, requestData, { from, to });
+	return (await notWrittenForOthers(context, requestData, lookup, { from, to }))[0];
+}
+
+/** Before a create the service would not refuse is sent again: the one record made since its earlier attempt began, if any. */
+async function madeByEarlierAttempt(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	earlier: EarlierAttempt,
+	{ path, creates, wording }: CreateRouting,
+): Promise<IDataObject | undefined> {
+	const node = context.getNode();
+	const itemIndex = context.getItemIndex();
+	// What the attempt made may take up to the commit lag to show among the changes.
+	const lagLeft = earlier.until + COMMIT_LAG_MS - Date.now();
+	if (lagLeft > 0) await pause(lagLeft, context.getExecutionCancelSignal());
+	const clock = routedRequest(requestData, {
+		method: 'GET',
+		url: path,
+		qs: { limit: 1 },
+		body: undefined,
+	});
+	const [answer] = await routedSend(context, clock);
+	const date = headerOf(answer?.headers as IDataObject | undefined, 'date');
+	const from = serviceTimeFromDate(date, Date.now() - earlier.since);
+	if (from === undefined) throw notSentAgainError(node, itemIndex);
+	// Or later: after a gateway's 504, or a timeout, the service may still have been creating it.
+	const found = await notWrittenForOthers(context, requestData, creates, { from, to: Infinity });
+	if (found.length > 1) throw severalCreatedError(node, itemIndex, found, wording.severalCreated);
+	return found[0];
 }
 
 interface WriteRouting {
-	method: 'POST' | 'PATCH';
 	path: string;
 	record?: RecordParameter;
 	kind: RecordKind;
 	wording?: OperationWording;
+}
+
+interface CreateRouting extends WriteRouting {
+	method: 'POST';
+	creates: CreateLookup;
+	wording: CreateWording;
+}
+
+interface UpdateRouting extends WriteRouting {
+	method: 'PATCH';
 	readBack?: UpdateReadBack;
-	unique?: UniqueCreate;
 }
 
 /** Routing of a write answering one record (`{ data: record }`): one output item, once per item and run of the node. */
-export function writeRouting(options: WriteRouting): INodePropertyRouting {
-	const { method, path, record, kind, wording, readBack, unique } = options;
+export function writeRouting(options: CreateRouting | UpdateRouting): INodePropertyRouting {
+	const { method, path, record, kind, wording } = options;
+	const create = options.method === 'POST' ? options : undefined;
+	const readBack = options.method === 'PATCH' ? options.readBack : undefined;
 	async function sendWrite(
 		this: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
 	): Promise<INodeExecutionData[]> {
 		const body = requestData.options.body as IDataObject;
 		const write = async (earlier?: EarlierAttempt) => {
-			if (earlier && method === 'POST' && !unique?.refusesDuplicate(body))
-				throw notSentAgainError(this.getNode(), this.getItemIndex(), wording);
+			if (earlier && create && !create.creates.refusesDuplicate(body)) {
+				const made = await madeByEarlierAttempt(this, requestData, earlier, create);
+				if (made) return made;
+			}
 			const sentAt = Date.now();
 			return await routedWrite(this, requestData, readBack).then(
 				([answer]) => recordIn(answer),
 				async (error: unknown) => {
 					const refusal = answerIn(error);
 					const own =
-						earlier && unique && refusal?.status === 409
-							? await createdByEarlierAttempt(this, requestData, unique, earlier, {
+						earlier && create && refusal?.status === 409
+							? await createdByEarlierAttempt(this, requestData, create.creates, earlier, {
 									refusal,
 									sentAt,
 								})

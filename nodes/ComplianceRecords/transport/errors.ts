@@ -56,6 +56,11 @@ export interface OperationWording {
 	overtaken?: Told;
 }
 
+/** What a create's errors say: also, after an earlier try, of several records made since that match it. */
+export interface CreateWording extends OperationWording {
+	severalCreated: Told;
+}
+
 /** What an explanation may name: the credential kind, the record, the item, and what to hide. */
 export interface ErrorContext {
 	wording?: OperationWording;
@@ -209,16 +214,32 @@ function actedTold(context: ErrorContext, error: unknown): string | undefined {
 	return context.wording?.mayHaveActed?.[method] ?? ACTED_BY_DEFAULT[method];
 }
 
-export function notSentAgainError(
-	node: INode,
-	itemIndex: number,
-	wording: OperationWording | undefined,
-): NodeOperationError {
+const RAN_AGAIN =
+	"n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list)";
+
+/** A create an earlier try may have made, not looked for: the service's answer gave no time to look by. */
+export function notSentAgainError(node: INode, itemIndex: number): NodeOperationError {
 	return itemError(
 		node,
 		itemIndex,
 		'The node did not send this item again: an earlier try may have created it',
-		`n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list). ${wording?.mayHaveActed?.POST ?? ACTED_BY_DEFAULT.POST}`,
+		`${RAN_AGAIN}, and could not look for what that try created: the service's answer carried no 'Date' header to time it by. Check whether the record exists before you run the node again.`,
+	);
+}
+
+/** A create an earlier try may have made, and several records made since that match it. */
+export function severalCreatedError(
+	node: INode,
+	itemIndex: number,
+	records: Array<{ id?: unknown; name?: unknown }>,
+	{ message, advice }: Told,
+): NodeOperationError {
+	const named = records.map(({ id, name }) => `"${String(name)}" (ID ${String(id)})`).join(', ');
+	return itemError(
+		node,
+		itemIndex,
+		message,
+		`${RAN_AGAIN} after a create the service may have applied. Created since, with what this item sends: ${named}. ${advice}`,
 	);
 }
 

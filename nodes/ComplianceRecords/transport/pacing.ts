@@ -73,7 +73,7 @@ function verdictOn(error: unknown, method: string, tries: number, readsBack: boo
 }
 
 /** Waits `ms`, or rejects once n8n cancels the execution (n8n 1.x's `sleep` takes no signal, hence the race). */
-async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
 	if (!signal) return await sleep(ms);
 	signal.throwIfAborted();
 	let onAbort = () => {};

@@ -12,20 +12,25 @@ import {
 } from '../../descriptions/fields';
 import { outputFields } from '../../descriptions/outputFields';
 import { writeRouting } from '../../helpers/writes';
-import type { OperationWording } from '../../transport/errors';
+import type { CreateWording } from '../../transport/errors';
 import { clientCreates } from './writes';
 
 /** What errors of the writes to a client say of it (transport/errors.ts reads it). */
-export const clientWording: OperationWording = {
+export const clientWording: CreateWording = {
 	conflict: {
 		message: 'The reference number is already in use',
 		advice:
 			"Another client of the firm has this reference number. Use a different 'Reference Number'.",
 	},
 	mayHaveActed: {
-		POST: "The service may have created the client before this happened, so the node did not send it again. Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
+		POST: "The service may have created the client before this happened, so the node did not send it again. A Retry of this execution from the executions list is safe: the node looks for the client first, and creates it only if there is none. Before you run the node any other way, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
 		PATCH:
 			'The service may have applied the update without confirming it, so the node did not send it again. Check the client with Client > Get before you run the node again.',
+	},
+	severalCreated: {
+		message: 'Several clients could be the one an earlier try created, so the node created none',
+		advice:
+			"Check them with Client > Get. If one is this item's client, the item needs nothing more; if none is, run the workflow again for this item (a Retry of this execution would stop here again).",
 	},
 	overtaken: {
 		message: 'The client changed while the node updated it',
@@ -40,7 +45,7 @@ export const routing = writeRouting({
 	path: '/clients',
 	kind: 'client',
 	wording: clientWording,
-	unique: clientCreates,
+	creates: clientCreates,
 });
 
 const forEntity = (...entityTypes: string[]): IDisplayOptions => ({

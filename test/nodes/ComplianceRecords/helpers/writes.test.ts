@@ -2,7 +2,7 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { credentialsFor, runNode, type CredentialStore, type NodeRun } from '../../../helpers';
-import { forwardingProxy } from '../../../helpers/forwardingProxy';
+import { forwardingProxy, type ProxyHooks } from '../../../helpers/forwardingProxy';
 import { useSandbox } from '../../../helpers/sandbox';
 import {
 	clientIds,
@@ -37,9 +37,16 @@ function later() {
 /** n8n's Retry On Fail: 3 tries, 100 ms apart. */
 const RETRY_ON_FAIL = { maxTries: 3, waitBetweenTries: 100 };
 
-/** The service creates the client of the POST after `after` others, then answers 503: the answer is lost. */
-const answerLostAfterCreate = (after: number) =>
-	sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after, afterHandling: true });
+/** The service creates the client of the POST after `after` others, then answers `status`: the answer is lost. */
+const answerLostAfterCreate = (after: number, status: 502 | 503 = 503) =>
+	sandbox().injectFaults({ count: 1, status, path: '/clients', after, afterHandling: true });
+
+/** The node's credentials, its requests going through a proxy at `origin`. */
+const throughProxy = (origin: string) =>
+	credentialsFor({
+		...sandbox(),
+		baseUrl: `${origin}${new URL(sandbox().baseUrl).pathname.replace(/\/$/, '')}`,
+	});
 
 /** With a key of its own: Create or Update's process index holds nothing of another test's. */
 const withRetryOnFail = (parameters: INodeParameters, input: IDataObject[]) =>
@@ -68,6 +75,24 @@ const withReferences: INodeParameters = {
 	...createClients,
 	additionalFields: { referenceNumber: '={{ $json.reference }}' },
 };
+
+/** What a gateway answers when it cannot pass a request on: the service never saw it. */
+const UNAVAILABLE = { status: 503, body: { message: 'Service unavailable' } };
+
+/** Client > Create of one item with Retry On Fail, the node's requests through a proxy with `hooks`. */
+async function createThroughProxy(item: IDataObject, hooks: ProxyHooks): Promise<NodeRun> {
+	const proxy = await forwardingProxy(sandbox().baseUrl, hooks);
+	try {
+		return await runNode({
+			credentials: throughProxy(proxy.origin),
+			parameters: createClients,
+			input: [item],
+			retryOnFail: RETRY_ON_FAIL,
+		});
+	} finally {
+		await proxy.close();
+	}
+}
 
 const byNode = (): LoggedRequest[] =>
 	sandbox()
@@ -120,23 +145,176 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		expect(statusCounts(posts())).toEqual({ 201: 5, 503: 1, 409: 1 });
 	});
 
-	it('without reference numbers, a create the service may have made is never sent again: each client once at most, and the error says how to check', async () => {
-		answerLostAfterCreate(3);
+	it('without reference numbers, a 503 before the service created the client: the next try looks for it among the changes since, late enough to see it, finds none, and creates it', async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 3 });
 		const input = newClients(6);
 
 		const run = await withRetryOnFail(createClients, input);
 
-		expect(statusCounts(posts())).toEqual({ 201: 5, 503: 1 });
-		expect(await clientsNamedAs(input)).toEqual(input.map(() => 1));
-		expect(run.error?.message).toMatch(
-			/^The node did not send this item again: an earlier try may have created it \[item \d\]$/,
+		await expectEachCreatedOnce(run, input);
+		expect(statusCounts(posts())).toEqual({ 201: 6, 503: 1 });
+		// The service's time, then the changes since: none is named as the item's client, so none is read.
+		const gets = byNode().filter((request) => request.method === 'GET');
+		expect(gets.map((get) => Object.keys(get.query).sort())).toEqual([
+			['limit'],
+			['limit', 'sinceModifiedAt'],
+		]);
+		// The commit lag (5 s) after the attempt: what it created would be listed by then.
+		const refused = posts().find((post) => post.status === 503)!;
+		expect(gets[0].receivedAt - refused.answeredAt!).toBeGreaterThanOrEqual(5_000);
+	});
+
+	it('without reference numbers, a create applied then answered 502: the next try finds the client it made, outputs it, and creates no other', async () => {
+		answerLostAfterCreate(3, 502);
+		const input = newClients(6);
+
+		const run = await withRetryOnFail(createClients, input);
+
+		await expectEachCreatedOnce(run, input);
+		expect(statusCounts(posts())).toEqual({ 201: 5, 502: 1 });
+		const firm = await listAll(sandbox());
+		expect(run.json.map((client) => client.id)).toEqual(
+			input.map(
+				(item) => firm.find((client) => client.name === `Ada ${item.lastName as string}`)!.id,
+			),
 		);
-		expect(run.error?.description).toContain(
-			"check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it",
+	});
+
+	it.each([
+		[
+			'an individual with every name, an email, a partner, services and a review date',
+			async (): Promise<INodeParameters> => {
+				const { staff, services } = (
+					await serviceGet<{ data: { staff: IDataObject[]; services: IDataObject[] } }>(
+						sandbox(),
+						'/firm',
+					)
+				).data;
+				return {
+					entityType: 'individual',
+					firstName: 'Grace',
+					lastName: `Kinds ${batch}`,
+					individualFields: { middleName: 'Brewster', email: 'Grace@Example.com' },
+					additionalFields: {
+						partnerId: staff.find((member) => member.isPartner)!.id as string,
+						serviceIds: services.slice(0, 2).map((service) => service.id as string),
+						nextReviewDate: '2027-05-31',
+					},
+				};
+			},
+		],
+		[
+			'a sole trader with a trading name',
+			async (): Promise<INodeParameters> => ({
+				entityType: 'sole_trader',
+				firstName: 'Tom',
+				lastName: 'Baker',
+				soleTraderFields: { tradingName: `Baker Joinery ${batch}`, email: 'tom@baker.example' },
+			}),
+		],
+		[
+			'an organisation entered by hand',
+			async (): Promise<INodeParameters> => ({
+				entityType: 'organisation',
+				organisationName: `Friends of the Canal ${batch}`,
+				organisationType: 'NON_PROFIT',
+				organisationFields: { identifyingNumber: 'CH-1138' },
+			}),
+		],
+		[
+			'a UK company from the registry',
+			async (): Promise<INodeParameters> => ({
+				entityType: 'import_uk_company',
+				companyNumber: '09876543',
+			}),
+		],
+	])(
+		'without reference numbers, %s, applied then answered 502: the next try finds it by what it sent, and creates no other',
+		async (_kind, entityParameters) => {
+			batch++;
+			const parameters = {
+				resource: 'client',
+				operation: 'create',
+				status: 'EXISTING',
+				...(await entityParameters()),
+			};
+			const before = (await listAll(sandbox())).length;
+			answerLostAfterCreate(0, 502);
+
+			const run = await runNode({
+				credentials: credentials(),
+				parameters,
+				retryOnFail: RETRY_ON_FAIL,
+			});
+
+			expect(run.error).toBeUndefined();
+			expect(posts().map((post) => post.status)).toEqual([502]);
+			const firm = await listAll(sandbox());
+			expect(firm).toHaveLength(before + 1);
+			expect(run.json.map((client) => client.id)).toEqual([firm.at(-1)!.id]);
+		},
+	);
+
+	it('without reference numbers, two identical items and the second answered 503 before the service created it: the first item’s client is not taken for it, two clients as asked', async () => {
+		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 1 });
+		const [twin] = newClients(1);
+
+		const run = await withRetryOnFail(createClients, [twin, twin]);
+
+		expect(run.error).toBeUndefined();
+		expect(new Set(run.json.map((client) => client.id)).size).toBe(2);
+		expect(await clientsNamedAs([twin])).toEqual([2]);
+	});
+
+	it('without reference numbers, two clients like the item’s created by someone else while its create ran: the item stops, naming them, and creates none', async () => {
+		const [item] = newClients(1);
+		const lastName = item.lastName as string;
+		const created = async (status: string, firstName: string) =>
+			(
+				(
+					await serviceCall(sandbox(), 'POST', '/clients', {
+						status,
+						entity: { object: 'individual', firstName, lastName },
+					})
+				).data as IDataObject
+			).id as string;
+		const theirs: string[] = [];
+		// Someone else creates two like it and two unlike it (another person, another status),
+		// then the gateway answers the node's create 503 without passing it on.
+		const run = await createThroughProxy(item, {
+			before: async ({ method }) => {
+				if (method !== 'POST') return;
+				theirs.push(await created('PROSPECT', 'Ada'), await created('PROSPECT', 'Ada'));
+				await created('PROSPECT', 'Grace');
+				await created('EXISTING', 'Ada');
+				return UNAVAILABLE;
+			},
+		});
+
+		expect(run.error?.message).toBe(
+			'Several clients could be the one an earlier try created, so the node created none [item 0]',
 		);
-		expect(run.error?.description).toContain(
-			"Client > Create or Update with a 'Reference Number' is safe to run again",
+		expect(run.error?.description).toBe(
+			"n8n ran the node again in this execution ('Retry On Fail', or a Retry from the executions list) after a create the service may have applied. Created since, with what this item sends: " +
+				theirs.map((id) => `"Ada ${lastName}" (ID ${id})`).join(', ') +
+				". Check them with Client > Get. If one is this item's client, the item needs nothing more; if none is, run the workflow again for this item (a Retry of this execution would stop here again).",
 		);
+		expect(await clientsNamedAs([item])).toEqual([3]);
+	});
+
+	it("without reference numbers, answers with no 'Date' to time the look by: the item is not sent again, and the error says why", async () => {
+		const [item] = newClients(1);
+
+		const run = await createThroughProxy(item, {
+			before: ({ method }) => (method === 'POST' ? UNAVAILABLE : undefined),
+			keepsDate: () => false,
+		});
+
+		expect(run.error?.message).toBe(
+			'The node did not send this item again: an earlier try may have created it [item 0]',
+		);
+		expect(run.error?.description).toContain("carried no 'Date' header");
+		expect(await clientsNamedAs([item])).toEqual([0]);
 	});
 });
 
@@ -209,26 +387,31 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create or Upda
 });
 
 describe("A Retry from n8n's executions list runs the failed node again from the saved execution", () => {
-	it('finds the clients created before the failure: read again, not created again', async () => {
-		answerLostAfterCreate(3);
-		const input = newClients(6, { withReference: true });
-		const failed = await runNode({ credentials: credentials(), parameters: withReferences, input });
-		expect(failed.error?.message).toBe(
-			'The service could not complete the request (HTTP 503) [item 3]',
-		);
-		sandbox().clearRequests();
+	it.each([
+		// The sixth is found by its reference number: the 409, the changes since, the client.
+		['with reference numbers', true, [409], 5 + 2],
+		// The sixth is found by what it sent: the service's time, the changes since, the client.
+		['without reference numbers', false, [], 5 + 3],
+	])(
+		'%s: finds the clients created before the failure, read again, not created again',
+		async (_case, withReference, postsByRetry, getsByRetry) => {
+			answerLostAfterCreate(3);
+			const input = newClients(6, { withReference });
+			const parameters = withReference ? withReferences : createClients;
+			const failed = await runNode({ credentials: credentials(), parameters, input });
+			expect(failed.error?.message).toBe(
+				'The service could not complete the request (HTTP 503) [item 3]',
+			);
+			sandbox().clearRequests();
 
-		const retried = await runNode({
-			credentials: credentials(),
-			parameters: withReferences,
-			retryOf: failed,
-		});
+			const retried = await runNode({ credentials: credentials(), parameters, retryOf: failed });
 
-		await expectEachCreatedOnce(retried, input);
-		expect(posts().map((post) => post.status)).toEqual([409]);
-		// The five created before are read by their ID; the sixth is found among the changes since.
-		expect(byNode().filter((request) => request.method === 'GET')).toHaveLength(5 + 2);
-	});
+			await expectEachCreatedOnce(retried, input);
+			expect(posts().map((post) => post.status)).toEqual(postsByRetry);
+			// The five created before are read by their ID.
+			expect(byNode().filter((request) => request.method === 'GET')).toHaveLength(getsByRetry);
+		},
+	);
 });
 
 describe('The advice after a write the service may have applied', () => {
@@ -242,7 +425,7 @@ describe('The advice after a write the service may have applied', () => {
 		});
 
 		expect(run.error?.description).toContain(
-			"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again",
+			"A Retry of this execution from the executions list is safe: the node looks for the client first, and creates it only if there is none. Before you run the node any other way, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. Client > Create or Update with a 'Reference Number' is safe to run again",
 		);
 		expect(run.error?.description).not.toContain('Retry On Fail');
 	});
@@ -350,10 +533,10 @@ describe('An update the service may have applied is read back, never sent blind'
 				},
 			});
 			try {
-				const apiPath = new URL(sandbox().baseUrl).pathname.replace(/\/$/, '');
-				const store = credentialsFor({ ...sandbox(), baseUrl: `${proxy.origin}${apiPath}` });
-
-				const run = await setPartner(clientId, partnerId, { store, retryOnFail });
+				const run = await setPartner(clientId, partnerId, {
+					store: throughProxy(proxy.origin),
+					retryOnFail,
+				});
 
 				expect(sentByNode()).toEqual(requests);
 				expect((await storedClient(clientId)).partner).toMatchObject({ id: officersPartnerId });

@@ -147,7 +147,8 @@ describe('What is sent again, and what never is', () => {
 		);
 		expect(run.error?.description).toBe(
 			`${serviceSaid(sandbox())} The service may have created the client before this happened, so the node did not send it again. ` +
-				"Before you run the node again, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. " +
+				'A Retry of this execution from the executions list is safe: the node looks for the client first, and creates it only if there is none. ' +
+				"Before you run the node any other way, check whether it exists: Client > Get Many with 'Modified Since' set to a time before this run lists it. " +
 				"Client > Create or Update with a 'Reference Number' is safe to run again: the service refuses a second client with the number, and the node updates the one that has it.",
 		);
 	});

@@ -40,7 +40,7 @@ const upsertWording: OperationWording = {
 	...clientWording,
 	mayHaveActed: {
 		...clientWording.mayHaveActed,
-		POST: "The service may have created the client before it failed, so the node did not send it again. Running the node again is safe: the service refuses a second client with the 'Reference Number', and the node updates the one that has it. To check first, Client > Get Many with 'Modified Since' set to a time before this run lists it.",
+		POST: "The service may have created the client before this happened, so the node did not send it again. Running the node again is safe: the service refuses a second client with the 'Reference Number', and the node updates the one that has it. To check first, Client > Get Many with 'Modified Since' set to a time before this run lists it.",
 	},
 };
 
