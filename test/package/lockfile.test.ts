@@ -4,7 +4,7 @@
  * silicon and on Intel, Windows x64 and Linux x64. A native package (rollup, esbuild,
  * unrs-resolver...) lists one build per platform as optional dependencies, and npm installs the
  * one for the machine it runs on, from those package-lock.json records. A build missing there
- * is skipped without a word, and the tool fails on that platform (CONTRIBUTING.md, "The lock
+ * is skipped without a word, and the tool fails on that platform (docs/development.md, "The lock
  * file").
  */
 import { readFileSync } from 'node:fs';

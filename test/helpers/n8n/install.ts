@@ -6,7 +6,7 @@
 // npm on PATH).
 //
 // Each n8n line runs on its own Node.js and needs its own workarounds for the npm registry n8n
-// installs from (INSTALL_RECIPES below; CONTRIBUTING.md, The demo). Dependencies are
+// installs from (INSTALL_RECIPES below; docs/development.md, The demo). Dependencies are
 // installed with --ignore-scripts (the Kafka client's install script downloads C libraries and
 // fails), then only the native addons n8n loads are rebuilt, against the headers of the Node.js
 // that will run n8n. A Node.js other than the one running this script is fetched from the npm
