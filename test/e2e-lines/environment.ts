@@ -35,6 +35,7 @@ import {
 	type N8nOptions,
 	type N8nRest,
 } from '../helpers/n8n/instance';
+import { manualTrigger } from '../helpers/n8n/demo';
 
 /** Short enough that every poll of a trigger, and a run after a short wait, finds its token expired. */
 export const TOKEN_TTL_SECONDS = 20;
@@ -212,18 +213,7 @@ export async function runOperation(
 		);
 	const run = await runWorkflow(version, {
 		name: `Operation run ${Date.now()}`,
-		nodes: [
-			{
-				id: 'manual',
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			...(listNode ? [listNode] : []),
-			operation,
-		],
+		nodes: [manualTrigger(), ...(listNode ? [listNode] : []), operation],
 		connections: listNode
 			? {
 					Run: { main: [[{ node: 'List', type: 'main', index: 0 }]] },

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import type { Sandbox } from 'compliance-records-sandbox';
 import { untilFirstPoll } from '../helpers/n8n/delivery';
-import { DEMO_OWNER, everyMinuteTrigger } from '../helpers/n8n/demo';
+import { DEMO_OWNER, everyMinuteTrigger, webhookNode } from '../helpers/n8n/demo';
 import { e2eSuite, PROJECT_ROOT, sandboxControlsAt, signedInAt } from '../helpers/n8n/e2eSuite';
 import { packPackage, PACKAGE_NAME, type N8n, type N8nRest } from '../helpers/n8n/instance';
 import { QueueMode } from '../helpers/n8n/queueMode';
@@ -80,20 +80,7 @@ async function provision(
 	const webhookWorkflowId = await rest.publishWorkflow({
 		name: 'Create a client from a webhook',
 		nodes: [
-			{
-				id: 'c3f0c3d2-0000-4000-8000-000000000004',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: 'c3f0c3d2-0000-4000-8000-000000000005',
-				parameters: {
-					httpMethod: 'POST',
-					path: WEBHOOK_PATH,
-					responseMode: 'lastNode',
-					options: {},
-				},
-			},
+			webhookNode(WEBHOOK_PATH),
 			{
 				id: 'c3f0c3d2-0000-4000-8000-000000000006',
 				name: 'Create client',

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { readExample } from '../helpers/n8n/demo';
+import { readExample, manualTrigger } from '../helpers/n8n/demo';
 import {
 	executeWorkflow,
 	installPackage,
@@ -67,14 +67,7 @@ test("an example's Compliance Records node, as shipped, runs from the installed 
 			id: 'e2eInstalledPkg1',
 			name: 'Installed package',
 			nodes: [
-				{
-					id: 'manual',
-					name: 'Run',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
+				manualTrigger(),
 				{
 					...shipped,
 					parameters: {

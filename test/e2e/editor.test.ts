@@ -4,7 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 
-import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL } from '../helpers/n8n/demo';
+import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL, manualTrigger } from '../helpers/n8n/demo';
 import { listAll } from '../helpers/serviceApi';
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
 import {
@@ -208,14 +208,7 @@ describe('the editor', () => {
 		const run = await runWorkflow(rest, {
 			name: 'E2E: OAuth2',
 			nodes: [
-				{
-					id: 'manual',
-					name: 'Run',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
+				manualTrigger(),
 				{
 					id: 'firm',
 					name: 'Get firm',
@@ -279,14 +272,7 @@ describe('the Client picker of a Get client node (version 2)', () => {
 		const workflow = await rest.request<{ id: string }>('POST', '/workflows', {
 			name: 'E2E: Client picker',
 			nodes: [
-				{
-					id: 'manual',
-					name: 'Run',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
+				manualTrigger(),
 				{
 					id: 'get-client',
 					name: 'Get client',

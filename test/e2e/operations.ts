@@ -11,6 +11,7 @@ import type { WorkflowJson } from '../helpers/n8n/demo';
 import type { ExecutionRun } from '../helpers/n8n/instance';
 import { nodeOutput } from '../helpers/n8n/instance';
 import { serviceGet } from '../helpers/serviceApi';
+import { manualTrigger } from '../helpers/n8n/demo';
 
 /** The n8n under test, as these tests use it. */
 export interface OperationsTarget {
@@ -186,14 +187,7 @@ export function describeEveryOperation(target: OperationsTarget): void {
 		firm = (await serviceGet<{ data: typeof firm }>({ baseUrl: target.baseUrl(), apiKey }, '/firm'))
 			.data;
 		const nodes = [
-			{
-				id: 'manual',
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			manualTrigger(),
 			...steps.map((step, index) => ({
 				id: `step-${index}`,
 				name: step.name,

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { LoggedRequest } from 'compliance-records-sandbox';
+import { webhookNode } from '../helpers/n8n/demo';
 import { newApiKeyCredential } from '../helpers/sandboxControl';
 import { listAll } from '../helpers/serviceApi';
 import {
@@ -40,15 +41,7 @@ test.each([
 		const workflowId = await rest.publishWorkflow({
 			name: 'Clients from a webhook',
 			nodes: [
-				{
-					id: randomUUID(),
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: randomUUID(),
-					parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} },
-				},
+				webhookNode(path),
 				{
 					id: randomUUID(),
 					name: 'Split Out',

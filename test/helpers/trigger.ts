@@ -46,25 +46,10 @@ export interface TriggerPoller {
 	fetchTestEvent(): Promise<{ json: IDataObject[]; error?: Error; staticData: IDataObject }>;
 }
 
-export function createTriggerPoller({
-	parameters,
-	credentials,
-	timezone,
-	budgetMs,
-	engine,
-	typeVersion,
-}: TriggerPollerOptions): TriggerPoller {
+export function createTriggerPoller(options: TriggerPollerOptions): TriggerPoller {
+	const { parameters, credentials, timezone, typeVersion } = options;
 	const nodeType = new ComplianceRecordsTrigger();
-	const poller = createPoller({
-		nodeType,
-		nodeTypes,
-		parameters,
-		credentials,
-		timezone,
-		budgetMs,
-		engine,
-		typeVersion,
-	});
+	const poller = createPoller({ ...options, nodeType, nodeTypes });
 	const node = nodeUnderTest({
 		nodeType,
 		parameters: parameters as never,

@@ -54,6 +54,30 @@ export interface WorkflowNode {
 	[key: string]: unknown;
 }
 
+/** One node of a workflow a test or the demo builds. */
+export function workflowNode(
+	name: string,
+	type: string,
+	typeVersion: number,
+	parameters: Record<string, unknown>,
+	extra: Partial<WorkflowNode> = {},
+): WorkflowNode {
+	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
+}
+
+/** The Manual Trigger ('Run') that `n8n execute` and the editor start a workflow at. */
+export const manualTrigger = () => workflowNode('Run', 'n8n-nodes-base.manualTrigger', 1, {});
+
+/** A Webhook node taking POSTs on `path`, answering with the last node's output unless told. */
+export const webhookNode = (path: string, responseMode = 'lastNode') =>
+	workflowNode(
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2,
+		{ httpMethod: 'POST', path, responseMode, options: {} },
+		{ webhookId: randomUUID() },
+	);
+
 /**
  * A Compliance Records Trigger polling every minute (Client Created or Modified unless
  * `parameters` say otherwise), as the end-to-end suites and the crash-recovery harness publish it.
@@ -64,20 +88,8 @@ export function everyMinuteTrigger(
 	credentials: Record<string, { id: string; name: string }>,
 	parameters: Record<string, unknown> = {},
 ): WorkflowNode {
-	return {
-		id: randomUUID(),
-		name,
-		type,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {
-			pollTimes: { item: [{ mode: 'everyMinute' }] },
-			event: 'clientModified',
-			options: {},
-			...parameters,
-		},
-		credentials,
-	};
+	const polling = { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'clientModified' };
+	return workflowNode(name, type, 1, { ...polling, options: {}, ...parameters }, { credentials });
 }
 
 export interface ImportedWorkflow {

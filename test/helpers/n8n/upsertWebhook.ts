@@ -4,6 +4,7 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import { serviceCall, serviceGet } from '../serviceApi';
 import { newApiKeyCredential, sandboxControlAt } from '../sandboxControl';
 import { executionsOf, waitFor, type N8nRest } from './instance';
+import { webhookNode, workflowNode } from './demo';
 
 const NODE_NAME = 'Create or update client';
 
@@ -23,15 +24,6 @@ export interface UpsertWebhook {
 /** A request in a few words: method, path, whether it lists the changes since, and the status answered. */
 const summary = ({ method, path, query, status }: LoggedRequest) =>
 	`${method} ${path}${query.sinceModifiedAt ? ' changed since' : ''} ${status}`;
-
-const node = (name: string, type: string, typeVersion: number, parameters: object) => ({
-	id: randomUUID(),
-	name,
-	type,
-	typeVersion,
-	position: [0, 0],
-	parameters,
-});
 
 /**
  * A published workflow as a CRM sync builds one: a Webhook, then Client > Create or Update with
@@ -68,33 +60,24 @@ export async function publishUpsertWebhook(
 	const path = `create-or-update-${randomUUID()}`;
 	const waits = waitSeconds !== undefined;
 	const chain = [
-		{
-			...node('Webhook', 'n8n-nodes-base.webhook', 2, {
-				httpMethod: 'POST',
-				path,
-				responseMode: waits ? 'onReceived' : 'lastNode',
-				options: {},
-			}),
-			webhookId: randomUUID(),
-		},
+		webhookNode(path, waits ? 'onReceived' : 'lastNode'),
 		...(waits
 			? [
-					node(MARKING_NODE, 'n8n-nodes-base.code', 2, {
+					workflowNode(MARKING_NODE, 'n8n-nodes-base.code', 2, {
 						jsCode:
 							"$getWorkflowStaticData('global').mark = $input.first().json.body.review;\nreturn $input.all();",
 					}),
-					{
-						...node('Wait', 'n8n-nodes-base.wait', 1.1, {
-							resume: 'timeInterval',
-							amount: waitSeconds,
-							unit: 'seconds',
-						}),
-						webhookId: randomUUID(),
-					},
+					workflowNode(
+						'Wait',
+						'n8n-nodes-base.wait',
+						1.1,
+						{ resume: 'timeInterval', amount: waitSeconds, unit: 'seconds' },
+						{ webhookId: randomUUID() },
+					),
 				]
 			: []),
 		{
-			...node(NODE_NAME, nodeType, 2, {
+			...workflowNode(NODE_NAME, nodeType, 2, {
 				resource: 'client',
 				operation: 'upsert',
 				referenceNumber: '={{ $json.body.reference }}',
