@@ -40,10 +40,7 @@ export class ComplianceRecordsApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Sends the key as a bearer token, but never in clear to another machine: this runs for the
-	 * credential test and for any node using the credential, whatever URL it targets.
-	 */
+	/** Runs for the credential test and any node using the credential, whatever URL it targets. */
 	authenticate = async (
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,

@@ -5,11 +5,7 @@ import { trimmedUrlExpression } from '../shared/service';
 
 const selfUrl = (field: string) => trimmedUrlExpression(`$self["${field}"]`);
 
-/**
- * OAuth2 Authorization Code with PKCE (S256). The operator issues only a client ID (a public
- * client), so the client secret stays empty and hidden; n8n then sends the client ID in the
- * token request body with the PKCE verifier.
- */
+/** PKCE (S256) for a public client: no secret, so n8n sends the client ID in the token request. */
 export class ComplianceRecordsOAuth2Api implements ICredentialType {
 	name = 'complianceRecordsOAuth2Api';
 

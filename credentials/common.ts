@@ -1,7 +1,5 @@
 import type { Icon, INodeProperties } from 'n8n-workflow';
 
-/** What both credentials of the service share. */
-
 export const credentialIcon: Icon = {
 	light: 'file:../icons/complianceRecords.svg',
 	dark: 'file:../icons/complianceRecords.dark.svg',

@@ -1,5 +1,3 @@
-/* What the credentials and both nodes share: the API version header, and base URLs safe to receive credentials. */
-
 /** The only version the service accepts. */
 const API_VERSION = '1.0.0';
 
@@ -8,14 +6,14 @@ export const SERVICE_HEADERS = {
 	accept: 'application/json',
 } as const;
 
-/** A URL without surrounding spaces or trailing slashes: how every base URL is read. */
+/** How every base URL is read. */
 export function trimmedUrl(url: unknown): string {
 	return String(url ?? '')
 		.trim()
 		.replace(/\/+$/, '');
 }
 
-/** {@link trimmedUrl} inside an n8n expression, for credential fields computed from a URL field. */
+/** {@link trimmedUrl} as an n8n expression, for credential fields computed from the URL. */
 export function trimmedUrlExpression(reference: string): string {
 	return `String(${reference} ?? "").trim().replace(/\\/+$/, "")`;
 }
@@ -25,10 +23,7 @@ function isLoopbackHost(hostname: string): boolean {
 	return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/**
- * Why a URL must not receive credentials, or undefined when it may: anything but https, except
- * plain http to this machine (a local sandbox), would send the key or token in clear.
- */
+/** Anything but https, or http to this machine (a sandbox), sends the key or token in clear. */
 export function insecureUrlProblem(url: string): string | undefined {
 	let parsed: URL;
 	try {

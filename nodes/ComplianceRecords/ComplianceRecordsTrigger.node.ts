@@ -99,7 +99,6 @@ export class ComplianceRecordsTrigger implements INodeType {
 			fetchesFullClient ? 'client' : 'clientListItem',
 		);
 		const budget = new PollBudget(this);
-		// What an emitted client is: the list item as listed, or the full client (a request each).
 		const fullClient = fetchesFullClient
 			? async (client: Client) => await fetchFullClient.call(this, budget, client.id)
 			: undefined;
@@ -132,8 +131,7 @@ export class ComplianceRecordsTrigger implements INodeType {
 			reviewDays,
 		);
 
-		// When the trigger took its starting point, by the host's clock: it only orders an activation
-		// copy against the state of another configuration (see state.ts).
+		// The host's clock only orders an activation copy against another configuration's state.
 		const startedAt = saved ? saved.startedAt : Date.now();
 		let emitted: Client[];
 		let state: SavedState;

@@ -2,8 +2,6 @@ import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
 import { credentialTypeFor } from './transport/request';
 
-/** Both nodes' 'Authentication' parameter and the credential each choice requires. */
-
 export const authenticationProperty: INodeProperties = {
 	displayName: 'Authentication',
 	name: 'authentication',

@@ -20,8 +20,6 @@ import {
 } from '../helpers/preSend';
 import { PICKER_VERSION } from '../helpers/records';
 
-/* Fields of several operations, written once; `bodyPath` places one in the body (`entity.`, `entity.individual.`, ``). */
-
 export function forOperation(
 	resource: string,
 	operation: string,
@@ -49,7 +47,7 @@ export function operationPicker(
 	};
 }
 
-/** n8n's editor lists options in the order given: keep every option list alphabetical. */
+/** n8n's editor lists options in the order given. */
 export function byDisplayName(properties: INodeProperties[]): INodeProperties[] {
 	return [...properties].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
@@ -74,7 +72,6 @@ const addressLines: INodeProperties[] = [
 	{ displayName: 'Postcode', name: 'postcode', type: 'string', default: '' },
 ];
 
-/** An address (residential, registered or trading): only the lines given are sent. */
 export function addressField(displayName: string, name: string, bodyPath: string): INodeProperties {
 	return {
 		displayName,
@@ -94,7 +91,7 @@ function emailField(bodyPath: string): INodeProperties {
 	});
 }
 
-/** A date field: text in version 1, a date picker from 2, one name so a saved value stays (checkDate reads both). */
+/** Text in version 1, a date picker from 2: one name, so a saved value stays. */
 function dateField(
 	displayName: string,
 	name: string,
@@ -141,7 +138,6 @@ const nextReviewDateFields = dateField(
 	},
 );
 
-/** The optional fields of a person: an individual, a sole trader's individual, an update. */
 export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 	return byDisplayName([
 		addressField('Residential Address', 'residentialAddress', `${bodyPrefix}residentialAddress`),
@@ -151,7 +147,6 @@ export function personOptionalFields(bodyPrefix: string): INodeProperties[] {
 	]);
 }
 
-/** A dropdown of the firm's partners, managers or business units; by expression, a name or an ID. */
 function firmPicker(
 	collection: string,
 	reference: FirmReference,
@@ -174,7 +169,6 @@ function firmPicker(
 	};
 }
 
-/** A client's assignments and references, optional on create (Additional Fields) and update (Update Fields). */
 export function clientAssignmentFields(collection: string): INodeProperties[] {
 	return [
 		firmPicker(
@@ -214,7 +208,6 @@ function bodyPathsOf(fields: INodeProperties[]): string[] {
 	});
 }
 
-/** A collection of optional fields ("Add Field"): only the fields added with a value are sent. */
 export function optionalFields(
 	displayName: string,
 	name: string,
@@ -233,7 +226,6 @@ export function optionalFields(
 	};
 }
 
-/** Update Fields: the fields added and not blank, and Fields to Clear's as null. */
 export function updateFieldsCollection(
 	fields: INodeProperties[],
 	clearable: ClearableFields,
@@ -266,7 +258,6 @@ export function updateFieldsCollection(
 	};
 }
 
-/** Return All and Limit of every Get Many operation; a Limit above 200 spans several pages. */
 export const pagingFields: INodeProperties[] = [
 	{
 		displayName: 'Return All',

@@ -4,7 +4,7 @@ import type { RecordKind } from '../helpers/output';
 
 const option = (name: string, value: string): INodePropertyOptions => ({ name, value });
 
-/** The fields of a client list item, as the service names them (the ID is always output). */
+/** The ID is not offered: it is always output. */
 const clientListItemFields = [
 	option('AML Determination Status', 'amlDeterminationStatus'),
 	option('Entity Type', 'category'),
@@ -21,7 +21,6 @@ const clientListItemFields = [
 const byName = (options: INodePropertyOptions[]) =>
 	[...options].sort((a, b) => a.name.localeCompare(b.name));
 
-/** The service's fields of each record that Selected Fields offers, but the ID. */
 const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
 	clientListItem: clientListItemFields,
 	client: byName([
@@ -70,7 +69,7 @@ const RECORD_FIELDS: Record<RecordKind, INodePropertyOptions[]> = {
 	],
 };
 
-/** n8n's Output parameter for tool nodes (UX guidelines): Simplified, Raw or Selected Fields. */
+/** n8n's UX guidelines give tool nodes this Output parameter. */
 function outputParameter(displayOptions: IDisplayOptions): INodeProperties {
 	return {
 		displayName: 'Output',
@@ -95,7 +94,6 @@ function outputParameter(displayOptions: IDisplayOptions): INodeProperties {
 	};
 }
 
-/** The Fields of Output > Selected Fields: a record's fields to output, the ID always output. */
 function selectedFieldsParameter(
 	kind: RecordKind,
 	displayOptions: IDisplayOptions,
@@ -111,7 +109,7 @@ function selectedFieldsParameter(
 	};
 }
 
-/** n8n's Simplify for a node not run as a tool, named and described as the guidelines give it. */
+/** Named and described as n8n's guidelines give it. */
 export const simplify: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -120,13 +118,12 @@ export const simplify: INodeProperties = {
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
 
-/** Version 1 (0.1.0) outputs the service's records: Simplify and Output come with version 2. */
+/** Version 1 (0.1.0) outputs the service's records. */
 const SIMPLIFY_VERSION = 2;
 
-/** n8n's '@tool' holds in the node type it builds of a `usableAsTool` node, as its HTTP Request node uses it. */
+/** n8n sets '@tool' in the node type it builds of a `usableAsTool` node, as HTTP Request reads. */
 const asTool = { '@version': [{ _cnd: { gte: SIMPLIFY_VERSION } }], '@tool': [true] };
 
-/** What an operation outputs (helpers/output.ts reads it): Simplify, or, run as a tool, Output. */
 export function outputFields(kind: RecordKind): INodeProperties[] {
 	return [
 		{

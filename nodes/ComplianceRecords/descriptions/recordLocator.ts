@@ -45,7 +45,7 @@ export function recordFields(record: RecordParameter, idDescription: string): IN
 							},
 						},
 					],
-					// Read by n8n when an expression refers to this parameter; the node reads the URL itself (records.ts).
+					// For n8n, when an expression refers to this parameter; the node reads the URL itself.
 					extractValue: { type: 'regex', regex: urlPattern },
 				},
 				{

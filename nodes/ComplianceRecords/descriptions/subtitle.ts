@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** The canvas subtitle: the chosen options' display names ("Get Many: Client"), not their values. */
+/** The chosen options' display names ("Get Many: Client"), not their values. */
 export function subtitleOf(properties: INodeProperties[], parameterNames: string[]): string {
 	const shown = parameterNames.map((name) => {
 		const names = Object.fromEntries(

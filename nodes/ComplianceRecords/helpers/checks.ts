@@ -2,8 +2,6 @@ import type { INode } from 'n8n-workflow';
 
 import { itemError } from '../transport/errors';
 
-/* Checks before any request, naming the field: each throws, or returns the value as the service wants it. */
-
 export interface InputPosition {
 	node: INode;
 	itemIndex: number;
@@ -17,7 +15,6 @@ export function trimmedText(value: unknown): string {
 	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 }
 
-/** A value the operation cannot do without, trimmed. */
 export function checkRequired(value: unknown, label: string, at: InputPosition): string {
 	const given = trimmedText(value);
 	if (!given) {
@@ -38,7 +35,7 @@ export function checkId(value: unknown, label: string, at: InputPosition): strin
 	return id;
 }
 
-/** n8n-core hands a node's items on in one spread call, which overflows at about 120,000 (docs/benchmarks.md). */
+/** n8n-core hands items on in one spread call, which overflows: docs/benchmarks.md. */
 export const MAX_OUTPUT_ITEMS = 100_000;
 
 export function checkLimit(value: unknown, at: InputPosition): number {

@@ -4,11 +4,10 @@ import type { INode } from 'n8n-workflow';
 import { itemError } from '../transport/errors';
 import { type InputPosition, invalid } from './checks';
 
-/* Dates read with Luxon, n8n's own: n8n provides it to the nodes it loads (docs/dates.md). */
+// Luxon is n8n's own, provided to the nodes it loads (docs/dates.md).
 
 export const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** The window's name in both nodes (Get Many's filter, the trigger's Review Due). */
 export const REVIEW_DUE_WITHIN = 'Review Due Within (Days)';
 
 export function calendarDate(epochMs: number, timeZone: string): string {
@@ -19,16 +18,14 @@ function addDays(date: string, days: number): string {
 	return String(DateTime.fromISO(date, { zone: 'utc' }).plus({ days }).toISODate());
 }
 
-/** Today to today + N days, both included, as YYYY-MM-DD, which compare correctly as text. */
+/** Both ends included, as YYYY-MM-DD, which compare correctly as text. */
 export interface ReviewWindow {
 	from: string;
 	to: string;
 }
 
-/** Before every date the service can hold: a window from it takes every date up to its end. */
 export const EARLIEST_DATE = '0000-01-01';
 
-/** 'Review Due Within (Days)' of either node: a whole number of days, 0 or more. */
 export function checkReviewDays(value: unknown, node: INode, itemIndex?: number): number {
 	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
 		throw itemError(
@@ -51,15 +48,15 @@ export function isInWindow(window: ReviewWindow, date: unknown): date is string 
 	);
 }
 
-/** A JavaScript Date, from whichever realm the expression ran in. */
+/** From whichever realm the expression ran in. */
 function isJsDate(value: unknown): value is Date {
 	return Object.prototype.toString.call(value) === '[object Date]';
 }
 
-/** A date with its day at the start: calendar, week or ordinal, extended or basic (2027-03-31, 2027-W13-3, 2027-090). */
+/** A day first: 2027-03-31, 2027-W13-3, 2027-090, extended or basic. */
 const WITH_DAY = /^[+-]?\d{4,6}-?(?:\d{2}-?\d{2}|W\d{2}-?\d|\d{3})(?!\d)/i;
 
-/** Any ISO 8601 form, or a space for the T; a date first, as Luxon alone takes "12" for noon today. */
+/** A date first, as Luxon alone takes "12" for noon today; a space for the T is read too. */
 function readText(text: string, zone: string): DateTime {
 	if (!/^[+-]?\d{4}/.test(text)) return DateTime.invalid('unparsable');
 	const iso = DateTime.fromISO(text, { zone, setZone: true });
@@ -113,7 +110,7 @@ function refuseDate(
 	invalid(at, `'${label}' is not a date`, `Got ${shown(value)}. ${howTo}`);
 }
 
-/** A date field's value as `YYYY-MM-DD`, the date in the zone it carries; a JavaScript Date has none: the workflow's, as n8n shows it. */
+/** The date in the zone it carries; a JavaScript Date has none: the workflow's, as n8n shows it. */
 export function checkDate(
 	value: unknown,
 	label: string,
@@ -145,7 +142,7 @@ export function checkBirthDate(
 	return { day, month, year };
 }
 
-/** The service's UTC `date-time` of a moment, to the year, month or week too (its first moment). */
+/** A year, month or week too: its first moment. */
 export function checkInstant(
 	value: unknown,
 	label: string,

@@ -2,10 +2,7 @@ import type { IExecuteSingleFunctions } from 'n8n-workflow';
 
 import { Pacer } from '../transport/pacing';
 
-/**
- * Computed once for the items of an execution, which run concurrently; kept in n8n's node context
- * not enumerable, so n8n never saves it; a failure is not kept.
- */
+/** Not enumerable in n8n's node context: never saved with the execution. A failure is not kept. */
 export function sharedInExecution<T>(
 	context: IExecuteSingleFunctions,
 	key: string,
@@ -20,6 +17,5 @@ export function sharedInExecution<T>(
 	return computed;
 }
 
-/** The pace of this execution's requests, shared by its items (transport/pacing.ts). */
 export const executionPacer = (context: IExecuteSingleFunctions): Promise<Pacer> =>
 	sharedInExecution(context, 'requestPacer', async () => new Pacer());

@@ -9,8 +9,6 @@ import { itemError } from '../transport/errors';
 import { serviceRequest } from '../transport/request';
 import { executionPacer, sharedInExecution } from './execution';
 
-/* The firm record (GET /firm): the dropdowns' choices, and the names an expression may give instead of IDs. */
-
 interface StaffMember {
 	id: string;
 	firstName: string;
@@ -28,7 +26,7 @@ export interface Firm {
 export async function fetchFirm(
 	context: ILoadOptionsFunctions | IExecuteSingleFunctions,
 ): Promise<Firm> {
-	// In an execution, the lookup keeps the execution's pace; a dropdown's has its own.
+	// An execution's lookup keeps its pace; a dropdown's has its own.
 	const pacing = 'getItemIndex' in context ? { pacer: await executionPacer(context) } : undefined;
 	const { body } = await serviceRequest.call(context, { method: 'GET', url: '/firm', pacing });
 	return body.data as unknown as Firm;
@@ -36,25 +34,20 @@ export async function fetchFirm(
 
 const staffName = (member: StaffMember) => `${member.firstName} ${member.lastName}`;
 
-/** Read once per execution and node: two nodes may use two firms. */
+/** Per execution and node: two nodes may use two firms. */
 const firmOfThisRun = (context: IExecuteSingleFunctions) =>
 	sharedInExecution(context, 'firm', async () => await fetchFirm(context));
 
 interface Choice {
 	id: string;
 	name: string;
-	/** Shown under the name in a dropdown. */
 	description?: string;
 }
 
 export interface FirmReference {
-	/** The body field, e.g. `partnerId`. */
 	field: string;
-	/** The field's name in the editor, which errors name, e.g. `Partner Name or ID`. */
 	displayName: string;
-	/** What one is called, e.g. `Partner`. */
 	label: string;
-	/** What several are called in the firm, e.g. `partners`. */
 	plural: string;
 	choices: (firm: Firm) => Choice[];
 }
@@ -78,7 +71,7 @@ export const MANAGER: FirmReference = {
 	choices: (firm) => staffChoices(firm.staff.filter((member) => member.isManager)),
 };
 
-/** A service value such as `COST_CENTRE` in words ("Cost centre"). */
+/** `COST_CENTRE`: "Cost centre". */
 const typeInWords = (value: string) =>
 	value.charAt(0).toUpperCase() + value.slice(1).toLowerCase().replace(/_/g, ' ');
 
@@ -110,7 +103,7 @@ const namesOf = (choices: Choice[]) =>
 		.sort((a, b) => a.localeCompare(b))
 		.join(', ');
 
-/** An ID as it is; else the choice so named, in any case; else the one whose name has every word given ("Shah"). */
+/** An ID; else the choice so named, in any case; else the one whose name has every word given. */
 function resolveReference(
 	value: string,
 	reference: FirmReference,
@@ -150,7 +143,7 @@ function resolveReference(
 
 const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
 
-/** A dropdown's value is an ID, sent as it is; an expression's may be names, sent as IDs or refused before the request. */
+/** A dropdown gives an ID; an expression may give names, sent as IDs or refused before sending. */
 export function firmReferenceInBody(collection: string, reference: FirmReference): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const body = requestOptions.body as IDataObject;

@@ -14,9 +14,6 @@ import { checkLimit, MAX_OUTPUT_ITEMS } from './checks';
 import { type RecordKind, shaperOf } from './output';
 import { operationError, paginationRouting, routedRequest, routedSend } from './routing';
 
-/* Every Get Many: cursor paging through n8n's routing, Return All or Limit, one output item per record. */
-
-/** The pages of a list, each requested through n8n's routing (`makeRoutingRequest`). */
 export function routedPages(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -29,10 +26,7 @@ export function routedPages(
 	};
 }
 
-/**
- * Which records of a list to keep, decided by the node's parameters before the first page (so
- * their mistakes are reported before any request); undefined keeps every record.
- */
+/** Made before the first page, so that a parameter's mistake is reported before any request. */
 type ListFilter = (this: IExecuteSingleFunctions) => ((record: IDataObject) => boolean) | undefined;
 
 const PLURAL: Partial<Record<RecordKind, string>> = {
@@ -61,7 +55,6 @@ function tooManyToOutput(
 	);
 }
 
-/** Every Get Many: Return All or Limit records (those a filter keeps, when the service cannot filter), one item each. */
 function pageList(kind: RecordKind, filter?: ListFilter) {
 	return async function (
 		this: IExecutePaginationFunctions,
@@ -99,7 +92,6 @@ function pageList(kind: RecordKind, filter?: ListFilter) {
 	};
 }
 
-/** Routing of a Get Many operation: cursor paging, one output item per record (kept by `filter`). */
 export function listRouting(
 	path: string,
 	kind: RecordKind,

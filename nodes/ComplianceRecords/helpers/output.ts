@@ -4,7 +4,6 @@ import { isObject } from '../transport/answers';
 
 export type RecordKind = 'client' | 'clientListItem' | 'individual' | 'organisation' | 'firm';
 
-/** Simplify's flat record, the service's record, or the fields chosen and the ID. */
 export type OutputChoice =
 	| { mode: 'simple' }
 	| { mode: 'raw' }
@@ -22,7 +21,6 @@ const idOf = (reference: unknown): string | null =>
 const fullName = (...parts: unknown[]): string | null =>
 	textOrNull(parts.filter((part) => typeof part === 'string' && part.trim() !== '').join(' '));
 
-/** An address on one line, its non-empty members in the order they are written on a letter. */
 function addressLine(address: unknown): string | null {
 	if (!isObject(address)) return null;
 	const lines = ['line1', 'line2', 'city', 'county', 'postcode', 'country'].map(
@@ -33,7 +31,7 @@ function addressLine(address: unknown): string | null {
 	);
 }
 
-/** `YYYY-MM-DD`, or as much of it as the service knows (it guarantees only the year). */
+/** As much of `YYYY-MM-DD` as the service knows: it guarantees only the year. */
 function dateOfBirth(birth: unknown): string | null {
 	if (!isObject(birth) || typeof birth.year !== 'number') return null;
 	const pad = (value: unknown) => String(value).padStart(2, '0');
@@ -42,7 +40,7 @@ function dateOfBirth(birth: unknown): string | null {
 	return `${birth.year}-${pad(birth.month)}-${pad(birth.day)}`;
 }
 
-/** Simplify's client, one shape; a list item has no partner or manager (spec §2.2): absent, as null says "none". */
+/** A list item has no partner or manager: absent, as null would say "none". */
 function flatClient(client: IDataObject, listItem: boolean): IDataObject {
 	const determination = isObject(client.lastAmlDetermination) ? client.lastAmlDetermination : {};
 	return {
@@ -58,7 +56,7 @@ function flatClient(client: IDataObject, listItem: boolean): IDataObject {
 	};
 }
 
-/** Simplify's record of each kind (at most 10 fields, n8n's UX guidelines): names instead of references, no links, null for no value. */
+/** At most 10 fields (n8n's UX guidelines): names instead of references, null for no value. */
 const flatteners: Record<RecordKind, (record: IDataObject) => IDataObject> = {
 	client: (client) => flatClient(client, false),
 	clientListItem: (client) => flatClient(client, true),
@@ -102,13 +100,11 @@ const flatteners: Record<RecordKind, (record: IDataObject) => IDataObject> = {
 	},
 };
 
-/** The record as the service sent it, narrowed to the chosen fields and its ID, in the record's order. */
 function recordWithFields(record: IDataObject, fields: string[]): IDataObject {
 	const kept = new Set(['id', ...fields]);
 	return Object.fromEntries(Object.entries(record).filter(([field]) => kept.has(field)));
 }
 
-/** What a node outputs for each record the service answered; anything not an object is left as it is. */
 export function shaperFor(
 	choice: OutputChoice,
 	kind: RecordKind,
@@ -126,7 +122,7 @@ export function shaperFor(
 	};
 }
 
-/** A list of field names from Fields: chosen in the list, or by expression as a list or separated by commas. */
+/** Chosen in the list, or by expression as a list or separated by commas. */
 function fieldNames(value: unknown): string[] {
 	const names = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
 	return names
@@ -134,7 +130,7 @@ function fieldNames(value: unknown): string[] {
 		.map((name) => name.trim());
 }
 
-/** Output where the node runs as a tool (descriptions/outputFields.ts), else Simplify; version 1 has neither. */
+/** Output where the node runs as a tool, else Simplify; version 1 has neither. */
 function outputChoiceOf(context: IExecuteSingleFunctions): OutputChoice {
 	switch (context.getNodeParameter('output', '')) {
 		case 'simple':

@@ -25,7 +25,7 @@ function writeAt(body: IDataObject, path: string, value: unknown): void {
 	parent[last] = value as IDataObject[string];
 }
 
-/** Checks and converts the body field at `path`; one left out, or cleared to null, is left alone. */
+/** A field left out, or cleared to null, is left alone. */
 function bodyField(
 	path: string,
 	convert: (value: unknown, at: InputPosition, timeZone: string) => unknown,
@@ -39,7 +39,7 @@ function bodyField(
 	};
 }
 
-/** Blank means not given (as `$fromAI()` gives an argument left out); with `orEmpty`, null and `[]` too. */
+/** Blank is not given, as `$fromAI()` gives an argument left out; with `orEmpty`, null and `[]`. */
 export function blankFieldsLeftOut(bodyPaths: string[], { orEmpty = false } = {}): PreSendAction {
 	const isBlank = (value: unknown) =>
 		(typeof value === 'string' && value.trim() === '') ||
@@ -58,18 +58,16 @@ export function blankFieldsLeftOut(bodyPaths: string[], { orEmpty = false } = {}
 	};
 }
 
-/** A date field (text, a date picker or an expression's DateTime), sent as `YYYY-MM-DD`. */
 export const dateInBody = (path: string, label: string) =>
 	bodyField(path, (value, at, timeZone) => checkDate(value, label, timeZone, at));
 
 export const emailInBody = (path: string, label: string) =>
 	bodyField(path, (value, at) => checkEmail(value, label, at));
 
-/** A date field as for {@link dateInBody}; the service wants `{ day, month, year }`. */
 export const birthInBody = (path: string, label: string) =>
 	bodyField(path, (value, at, timeZone) => checkBirthDate(value, label, timeZone, at));
 
-/** A multi-select, or an expression giving an array or comma-separated IDs, as an array of IDs. */
+/** A multi-select, or an expression giving an array or comma-separated IDs. */
 export const idListInBody = (path: string) =>
 	bodyField(path, (value) =>
 		(Array.isArray(value) ? value : String(value).split(','))
@@ -87,10 +85,9 @@ export function instantInQuery(name: string, label: string): PreSendAction {
 	};
 }
 
-/** The nullable fields an update can clear, with the names the user sees. */
 export type ClearableFields = Array<{ name: string; value: string }>;
 
-/** Fields to Clear as nulls; a field both set and cleared, or an update of nothing, refused before any request. */
+/** A field both set and cleared, or an update of nothing, is refused before any request. */
 export function clearedFieldsInBody(collection: string, clearable: ClearableFields): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const at = positionOf(this);

@@ -9,33 +9,29 @@ import type {
 import { itemError } from '../transport/errors';
 import { checkId } from './checks';
 
-/** The record an operation reads or changes: one parameter, an ID field in version 1, a picker from 2. */
+/** The record an operation reads or changes: an ID field in version 1, a picker from 2. */
 export interface RecordParameter {
-	/** What the record is, e.g. 'Client': the name of its picker, and the word of "not found" errors. */
+	/** 'Client': its picker's name, and the word of "not found" errors. */
 	label: string;
-	/** The record with its article, for messages: 'a client'. */
 	withArticle: string;
-	/** The parameter holding it in every version, e.g. 'clientId'. */
 	parameter: string;
-	/** The name of version 1's ID field, e.g. 'Client ID'. */
+	/** Version 1's ID field, e.g. 'Client ID'. */
 	idFieldName: string;
-	/** The collection its URLs end in, before the ID: 'clients' for `.../clients/<id>`. */
+	/** 'clients' for `.../clients/<id>`. */
 	collection: string;
-	/** The node's `methods.listSearch` method that fills From List. */
 	searchListMethod: string;
 }
 
-/** The node version from which a record or a date is picked (version 1 takes them as text). */
+/** Version 1 takes records and dates as text. */
 export const PICKER_VERSION = 2;
 
 export const fieldNameOf = (node: INode, record: RecordParameter) =>
 	node.typeVersion >= PICKER_VERSION ? record.label : record.idFieldName;
 
-/** A record's web or API URL (`links.web`, `links.self`) on any host: its path ends in `/<collection>/<id>`. */
+/** A record's web or API URL (`links.web`, `links.self`) on any host. */
 export const recordUrlPattern = (record: RecordParameter) =>
 	`^\\s*https?://[^\\s/?#]+(?:/[^\\s?#]*)?/${record.collection}/([^\\s/?#]+)/?(?:[?#]\\S*)?\\s*$`;
 
-/** The ID in a record's URL, decoded; any other URL is refused, naming the field, before anything is sent. */
 function idInRecordUrl(
 	url: unknown,
 	record: RecordParameter,
@@ -62,13 +58,8 @@ function idInRecordUrl(
 	return id;
 }
 
-/**
- * The ID the user gave for the record, whatever the node's version and the picker's mode. A URL
- * is read here rather than by n8n's extractValue, whose refusal ("ERROR: Client parameter's value
- * is invalid...") names no item and says nothing of what to paste.
- */
+// A URL is read here: n8n's extractValue refusal names no item, nor what to paste.
 export function recordIdOf(context: IExecuteSingleFunctions, record: RecordParameter): unknown {
-	// What n8n's extractValue takes for a picker's value: any object with a mode and a value.
 	const given = context.getNodeParameter(
 		record.parameter,
 		'',
@@ -79,7 +70,7 @@ export function recordIdOf(context: IExecuteSingleFunctions, record: RecordParam
 	return context.getNodeParameter(record.parameter, '', { extractValue: true });
 }
 
-/** The path of one record, its ID checked and URL-encoded so it cannot reach another path. */
+/** The ID checked and URL-encoded so it cannot reach another path. */
 export function recordUrl(collectionPath: string, record: RecordParameter): PreSendAction {
 	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
 		const id = checkId(recordIdOf(this, record), fieldNameOf(this.getNode(), record), {

@@ -27,23 +27,16 @@ import { executionPacer } from './execution';
 import { type RecordKind, shaperOf } from './output';
 import { fieldNameOf, recordIdOf, recordUrl, type RecordParameter } from './records';
 
-/**
- * The action node's requests on n8n's declarative routing: request defaults, one preSend step
- * with the service's rules, and each operation's pagination function, which sends through n8n's
- * `makeRoutingRequest` and explains any failure once (transport/errors.ts). Get Many: lists.ts.
- */
-
 export const requestDefaults = {
 	baseURL: '={{ $credentials.baseUrl }}',
 	headers: { ...SERVICE_HEADERS },
 	json: true,
 };
 
-/** A value to set, not "raise": n8n fills a new 'Timeout' with 10000, less than the node's own 30000. */
+// A value to set, not "raise": n8n fills a new 'Timeout' with 10000, below the node's 30000.
 const timeoutSetting = (waitedMs: number) =>
 	`set 'Timeout' under 'Request Options' in the node's settings to ${waitedMs * 2} (milliseconds; it waited ${waitedMs})`;
 
-/** n8n's Request Options > Timeout when the user set one; else the package's, not n8n's 300 s. */
 function timeoutOf(context: IExecuteSingleFunctions): number {
 	const timeout = context.getNodeParameter('requestOptions.timeout', 0);
 	return typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS;
@@ -55,7 +48,7 @@ async function prepareServiceRequest(this: IExecuteSingleFunctions, options: IHt
 	return options;
 }
 
-/** An error status that came back (API key requests) goes to the pagination function's catch; a success keeps its headers. */
+/** An error status that came back (API key requests) is thrown; a success keeps its headers. */
 async function failOnErrorStatus(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
@@ -65,13 +58,11 @@ async function failOnErrorStatus(
 	return items.map((item) => ({ ...item, headers: (response.headers ?? {}) as IDataObject }));
 }
 
-/** What an operation's errors name: the record it is about, and its resource's words. */
 interface ErrorSubject {
 	record?: RecordParameter;
 	wording?: OperationWording;
 }
 
-/** Whatever a request of an operation threw, as the error the user sees. */
 export async function operationError(
 	context: IExecuteSingleFunctions,
 	error: unknown,
@@ -94,11 +85,7 @@ export async function operationError(
 	});
 }
 
-/**
- * One routed request through n8n's `makeRoutingRequest`, in the execution's pace and sent again
- * when the retry rules allow (transport/pacing.ts): the only way the operations send. A write
- * that may have been applied is sent again only if `readBack` shows it was not (writes.ts).
- */
+/** How every operation sends; a write that may have acted is resent only if `readBack` allows. */
 export async function routedSend(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -127,10 +114,7 @@ interface RecordRead {
 	kind: RecordKind;
 }
 
-/**
- * Routing of a read of one record (`{ data: record }`; writes: writes.ts). Only a pagination
- * function can catch what a request throws, so it "paginates" too, with its one request.
- */
+// Only a pagination function can catch what a request throws: a read "paginates" its one request.
 export function recordRouting({ path, record, kind }: RecordRead): INodePropertyRouting {
 	async function readRecord(
 		this: IExecutePaginationFunctions,
@@ -146,7 +130,6 @@ export function recordRouting({ path, record, kind }: RecordRead): INodeProperty
 	return paginationRouting({ method: 'GET', url: path }, readRecord, record);
 }
 
-/** The same routed request with other options (another page, method, path or body). */
 export function routedRequest(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	options: Partial<IHttpRequestOptions>,
@@ -154,11 +137,7 @@ export function routedRequest(
 	return { ...requestData, options: { ...requestData.options, ...options } };
 }
 
-/**
- * Routing of an operation whose pagination function sends its requests and makes its output
- * items itself: each request answers the service's whole body (`makeRoutingRequest` runs the
- * operation's postReceive steps on every request it sends, whatever its path).
- */
+// Each request answers the whole body: makeRoutingRequest runs postReceive on every request.
 export function paginationRouting(
 	request: { method: IHttpRequestMethods; url: string },
 	pagination: (

@@ -1,11 +1,9 @@
-/* The service's time from its answers' `Date`, and the watermark after a listing, for the trigger and
- * Create or Update. Why each rule holds: docs/trigger.md ("How a poll works"). */
+// Why each rule holds: docs/trigger.md, "How a poll works".
 
-/** How long a change may take to appear in the list after the `lastModifiedAt` it carries (the service does not document it). */
+/** How late a change may appear in the list after its `lastModifiedAt` (not documented). */
 export const COMMIT_LAG_MS = 5_000;
 
 export interface Sighting {
-	/** Its `lastModifiedAt`, epoch ms: a service timestamp. */
 	modifiedAt: number;
 	/** Host-monotonic ms from sending the listing's first request to receiving this client's page. */
 	lateness: number;
@@ -13,7 +11,7 @@ export interface Sighting {
 
 const DATE_RESOLUTION_MS = 1_000;
 
-/** RFC 9110's preferred format (IMF-fixdate), the one origin servers generate. */
+/** RFC 9110's IMF-fixdate, the form origin servers generate. */
 const IMF_FIXDATE =
 	/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
@@ -23,19 +21,18 @@ function dateTime(date: unknown): number | undefined {
 	return Number.isNaN(time) ? undefined : time;
 }
 
-/** A lower bound on when the service evaluated a request: its `Date` less the round trip and the header's resolution. */
+/** A lower bound on when the service evaluated a request. */
 export function serviceTimeFromDate(date: unknown, roundTripMs: number): number | undefined {
 	const time = dateTime(date);
 	return time === undefined ? undefined : time - Math.ceil(roundTripMs) - DATE_RESOLUTION_MS;
 }
 
-/** An upper bound on the service's time `msBefore` a request was sent whose answer carried `date`. */
 export function serviceTimeBefore(date: unknown, msBefore: number): number | undefined {
 	const time = dateTime(date);
 	return time === undefined ? undefined : time + DATE_RESOLUTION_MS - Math.floor(msBefore);
 }
 
-/** A lower bound on when the service evaluated a listing's first page, from what it listed: -Infinity without sightings. */
+/** A lower bound on when the service evaluated a listing's first page, from what it listed. */
 export function firstEvaluationBound(sightings: Iterable<Sighting>): number {
 	let bound = -Infinity;
 	for (const { modifiedAt, lateness } of sightings)
@@ -43,7 +40,6 @@ export function firstEvaluationBound(sightings: Iterable<Sighting>): number {
 	return bound;
 }
 
-/** The watermark after a complete listing whose first page was evaluated no earlier than `firstEvaluation`; never backwards. */
 export function watermarkAfter(watermark: number, firstEvaluation: number): number {
 	return Math.max(watermark, firstEvaluation - COMMIT_LAG_MS);
 }

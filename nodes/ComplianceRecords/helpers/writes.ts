@@ -22,13 +22,11 @@ import type { RecordParameter } from './records';
 import { operationError, paginationRouting, recordIn, routedRequest, routedSend } from './routing';
 import { COMMIT_LAG_MS, serviceTimeBefore, serviceTimeFromDate } from './serviceTime';
 
-/* Every write once per item and run of the node, whatever n8n runs again (Retry On Fail, the
- * executions list's Retry: both keep the node context, which holds the log). Why and how:
- * docs/service-limits.md ("What is sent again"). */
+// Every write once per item and run: docs/service-limits.md, "When n8n runs the node again".
 
-/** How a resource's record, read back, shows an update; when it last changed (service epoch ms, NaN if unsaid). */
 export interface UpdateReadBack {
 	shows(sent: IDataObject, record: IDataObject): boolean;
+	/** Service epoch ms; NaN if the record does not say. */
 	changedAt(record: IDataObject): number;
 }
 
@@ -37,8 +35,8 @@ export interface ServiceWindow {
 	to: number;
 }
 
-/** How a resource finds what a create made: whether the service refuses its body twice (409), and the records within a window it could have made. */
 export interface CreateLookup {
+	/** Whether the service refuses this body a second time (409). */
 	refusesDuplicate(body: IDataObject): boolean;
 	createdWithin(
 		context: IExecutePaginationFunctions,
@@ -47,19 +45,18 @@ export interface CreateLookup {
 	): Promise<IDataObject[]>;
 }
 
-/** An earlier attempt at the item's write that may have acted: when it began and ended (host epoch ms). */
+/** An earlier attempt that may have acted (host epoch ms). */
 export interface EarlierAttempt {
 	since: number;
 	until: number;
 }
 
-/** An item's write in the log, saved with the execution: the request's hash, the ID written, or an attempt that may have acted. */
 interface ItemWrite extends Partial<EarlierAttempt> {
 	request: string;
 	id?: string;
 }
 
-/** Whether a record shows a value sent: absent and null alike, objects member by member, lists in any order. */
+/** Absent and null alike, objects member by member, lists in any order. */
 export function sameValue(shown: unknown, sent: unknown): boolean {
 	if (shown === undefined || shown === null || sent === undefined || sent === null)
 		return (shown ?? null) === (sent ?? null);
@@ -88,7 +85,7 @@ const fingerprint = ({ method, url, body }: DeclarativeRestApiSettings.HttpReque
 		.digest('base64url')
 		.slice(0, 22);
 
-/** In the node context, enumerable: n8n saves it with the execution, for a Retry from the list. */
+/** Enumerable in the node context: n8n saves it with the execution, for a Retry from the list. */
 function writeLog(context: IExecutePaginationFunctions): Record<string, ItemWrite> {
 	const store = context.getContext('node');
 	store.writes ??= {};
@@ -98,7 +95,7 @@ function writeLog(context: IExecutePaginationFunctions): Record<string, ItemWrit
 const writtenRecords = (context: IExecutePaginationFunctions) =>
 	sharedInExecution(context, 'writtenRecords', async () => new Map<string, IDataObject>());
 
-/** The record an earlier try of the same request wrote, else `write`'s (told of an attempt that may have acted). */
+/** The record an earlier try of the same request wrote, else `write`'s. */
 export async function writtenOnce(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -111,7 +108,7 @@ export async function writtenOnce(
 	const remembered = await writtenRecords(context);
 	let entry = log[key];
 	if (entry?.request !== request) {
-		// Another request for the item (the workflow changed before a Retry): an earlier attempt still counts.
+		// The workflow changed before a Retry: an earlier attempt still counts.
 		entry = {
 			request,
 			...(entry?.since !== undefined && { since: entry.since, until: entry.until }),
@@ -145,11 +142,11 @@ async function readBackUpdate(
 		return { state: 'applied', result: [answer] };
 	const date = headerOf(answer?.headers as IDataObject | undefined, 'date');
 	const began = serviceTimeFromDate(date, Date.now() - since) ?? -Infinity;
-	// A change at or after the attempt began (or a record that does not say when) is not overwritten.
+	// A change at or after the attempt began (or an unknown time) is not overwritten.
 	return rules.changedAt(record) < began ? { state: 'not-applied' } : { state: 'overtaken' };
 }
 
-/** One write of the item, noted if it may have acted; a PATCH that may have been applied (now or by an earlier try) is read back first. */
+/** Noted if it may have acted; a PATCH that may have been applied is read back first. */
 export async function routedWrite(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -176,7 +173,7 @@ export async function routedWrite(
 	});
 }
 
-/** What `lookup` finds within `window`, less the records this node wrote for its other items (identical items make identical records). */
+/** Less the records written for other items: identical items make identical records. */
 async function notWrittenForOthers(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -193,7 +190,7 @@ async function notWrittenForOthers(
 	return found.filter((record) => !written.has(String(record.id)));
 }
 
-/** After a 409 to a create sent again: the record made while the earlier attempt ran (timed by the 409's `Date`). */
+/** After a 409 to a create sent again: the record made while the earlier attempt ran. */
 export async function createdByEarlierAttempt(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -208,7 +205,6 @@ export async function createdByEarlierAttempt(
 	return (await notWrittenForOthers(context, requestData, lookup, { from, to }))[0];
 }
 
-/** Before a create the service would not refuse is sent again: the one record made since its earlier attempt began, if any. */
 async function madeByEarlierAttempt(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -217,7 +213,6 @@ async function madeByEarlierAttempt(
 ): Promise<IDataObject | undefined> {
 	const node = context.getNode();
 	const itemIndex = context.getItemIndex();
-	// What the attempt made may take up to the commit lag to show among the changes.
 	const lagLeft = earlier.until + COMMIT_LAG_MS - Date.now();
 	if (lagLeft > 0) await pause(lagLeft, context.getExecutionCancelSignal());
 	const clock = routedRequest(requestData, {
@@ -230,7 +225,7 @@ async function madeByEarlierAttempt(
 	const date = headerOf(answer?.headers as IDataObject | undefined, 'date');
 	const from = serviceTimeFromDate(date, Date.now() - earlier.since);
 	if (from === undefined) throw notSentAgainError(node, itemIndex);
-	// Or later: after a gateway's 504, or a timeout, the service may still have been creating it.
+	// No end: after a gateway's 504, or a timeout, the service may still have been creating it.
 	const found = await notWrittenForOthers(context, requestData, creates, { from, to: Infinity });
 	if (found.length > 1) throw severalCreatedError(node, itemIndex, found, wording.severalCreated);
 	return found[0];
@@ -254,7 +249,6 @@ interface UpdateRouting extends WriteRouting {
 	readBack?: UpdateReadBack;
 }
 
-/** Routing of a write answering one record (`{ data: record }`): one output item, once per item and run of the node. */
 export function writeRouting(options: CreateRouting | UpdateRouting): INodePropertyRouting {
 	const { method, path, record, kind, wording } = options;
 	const create = options.method === 'POST' ? options : undefined;

@@ -8,13 +8,12 @@ import type {
 import { listPageOf, pages } from '../transport/paging';
 import { serviceRequest } from '../transport/request';
 
-/* The pickers' From List: the service cannot filter by name, so a search reads pages and keeps the
- * matches (costs: docs/nodes.md, "Picking a client or individual"). */
+// No filter by name in the service: docs/nodes.md, "Picking a client or individual".
 
-/** The pages of 200 one call of a From list search reads at most; the next call goes on from there. */
+/** Pages read by one call at most; the next call goes on from there. */
 const PAGES_PER_SEARCH = 5;
 
-/** Enough matches to make the editor's list scroll: n8n asks for more only at its end. */
+/** Enough to make the editor's list scroll: n8n asks for more only at its end. */
 const SCREENFUL = 20;
 
 const wordsOf = (text: string) =>
@@ -25,13 +24,13 @@ const wordsOf = (text: string) =>
 		.split(/[^\p{L}\p{N}]+/u)
 		.filter((word) => word !== '');
 
-/** Every word typed begins a word of the name, in any order and case: "ev wal" finds "Walker & Evans". */
+/** "ev wal" finds "Walker & Evans". */
 function matches(name: string, typed: string[]): boolean {
 	const nameWords = wordsOf(name);
 	return typed.every((word) => nameWords.some((nameWord) => nameWord.startsWith(word)));
 }
 
-/** One call: a page as it comes, or the matches of up to PAGES_PER_SEARCH pages (n8n's `paginationToken` is the cursor). */
+/** n8n's `paginationToken` is the service's cursor. */
 async function searchList(
 	context: ILoadOptionsFunctions,
 	path: string,
@@ -66,7 +65,7 @@ const webUrl = (record: IDataObject) =>
 
 const given = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
-/** A client by its name, and its reference number when it has one: two clients may share a name. */
+/** With its reference number: two clients may share a name. */
 function clientItem(client: IDataObject): INodeListSearchItems {
 	const reference = given(client.referenceNumber) ? ` (${client.referenceNumber})` : '';
 	return {

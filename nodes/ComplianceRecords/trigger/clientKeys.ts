@@ -1,12 +1,12 @@
 import { createHash } from 'crypto';
 
-/** 48 bits of the ID's SHA-256: keys are compared only within one event time, so collisions are negligible. */
+/** 48 bits of SHA-256: compared only within one event time, so collisions are negligible. */
 export const CLIENT_KEY_LENGTH = 8;
 export function clientKey(clientId: string): string {
 	return createHash('sha256').update(clientId).digest('base64url').slice(0, CLIENT_KEY_LENGTH);
 }
 
-/** Client keys grouped by a label, as static data: `{ label: the group's keys, sorted and concatenated }`. */
+/** `{ label: the group's keys, sorted and concatenated }`. */
 export function encodeKeyGroups(
 	groups: Iterable<[string, Iterable<string>]>,
 ): Record<string, string> {
@@ -17,7 +17,6 @@ export function encodeKeyGroups(
 	return encoded;
 }
 
-/** Reads what {@link encodeKeyGroups} wrote, each label checked by `isLabel`; undefined when it is not that shape. */
 export function decodeKeyGroups(
 	encoded: unknown,
 	isLabel: (label: string) => boolean,

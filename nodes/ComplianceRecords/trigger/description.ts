@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { simplify } from '../descriptions/outputFields';
 import { REVIEW_DUE_WITHIN } from '../helpers/dates';
 
-/** The trigger's parameters after 'Authentication' (n8n adds Poll Times itself to a polling node). */
+/** After 'Authentication'; n8n adds Poll Times itself to a polling node. */
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName: 'Trigger On',

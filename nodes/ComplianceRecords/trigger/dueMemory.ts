@@ -1,11 +1,11 @@
 import { CALENDAR_DATE, isInWindow, type ReviewWindow } from '../helpers/dates';
 import { clientKey, decodeKeyGroups, encodeKeyGroups } from './clientKeys';
 
-/** The review date last handled for each client inside the window (docs/trigger.md, "Review Due"). */
+/** The review date last handled for each client in the window (docs/trigger.md, "Review Due"). */
 export class DueMemory {
 	private readonly dateByKey = new Map<string, string>();
 
-	/** Whether to emit the client's date: in the window, and not the one handled; a date that left it is forgotten. */
+	/** Whether to emit the client's date; a date that left the window is forgotten. */
 	observe(clientId: string, date: unknown, window: ReviewWindow): boolean {
 		const entering = this.isEntering(clientId, date, window);
 		const key = clientKey(clientId);
@@ -14,7 +14,6 @@ export class DueMemory {
 		return entering;
 	}
 
-	/** What {@link observe} would answer, without recording anything. */
 	isEntering(clientId: string, date: unknown, window: ReviewWindow): boolean {
 		return isInWindow(window, date) && this.dateByKey.get(clientKey(clientId)) !== date;
 	}
@@ -23,7 +22,6 @@ export class DueMemory {
 		for (const [key, handled] of this.dateByKey) if (handled < date) this.dateByKey.delete(key);
 	}
 
-	/** Static data: `{ date: the keys of the clients handled with that date }`. */
 	encode(): Record<string, string> {
 		const byDate = new Map<string, string[]>();
 		for (const [key, date] of this.dateByKey) {
@@ -34,7 +32,6 @@ export class DueMemory {
 		return encodeKeyGroups(byDate);
 	}
 
-	/** Reads what {@link encode} wrote; undefined when it is not that shape. */
 	static decode(encoded: unknown): DueMemory | undefined {
 		const groups = decodeKeyGroups(encoded, (date) => CALENDAR_DATE.test(date));
 		if (!groups) return undefined;

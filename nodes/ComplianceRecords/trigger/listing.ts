@@ -7,20 +7,13 @@ import { serviceRequest } from '../transport/request';
 import type { PollBudget } from './budget';
 import { checkedClient, type Client, unreadable } from './validation';
 
-/* The trigger's requests: pages of GET /clients, the service's time, and one client in full. */
-
-/** When a page of `GET /clients` came, and what its `Date` says. */
 interface ReceivedPage {
 	/** Host-monotonic ms from sending the poll's first page request to receiving this page. */
 	lateness: number;
-	/** {@link serviceTimeFromDate} of this answer, when it has a usable `Date`. */
 	serviceTime: number | undefined;
 }
 
-/**
- * The trigger's `GET /clients` for the one paging loop (`pages()`): every client modified at or
- * after `since` (every client when undefined). `received()` describes the page last fetched.
- */
+/** `received()` describes the page last fetched. */
 export function clientPages(
 	context: IPollFunctions,
 	budget: PollBudget,
@@ -56,10 +49,7 @@ export function clientPages(
 	return { fetchPage, received };
 }
 
-/**
- * Every client modified at or after `since` (all when undefined), to the end of the list, each
- * once in its newest state: Fetch Test Event's sampler (a poll lists through {@link sweep}).
- */
+/** Fetch Test Event's listing, each client once in its newest state; a poll uses sweep.ts. */
 export async function listClients(
 	this: IPollFunctions,
 	budget: PollBudget,
@@ -77,10 +67,7 @@ export async function listClients(
 	return [...newest.values()];
 }
 
-/**
- * The service's time, as a lower bound (epoch ms), from the `Date` of its answer to the cheapest
- * list request there is; undefined when the answer has no usable `Date`.
- */
+/** A lower bound on the service's time, from the `Date` of the cheapest request there is. */
 export async function serviceTime(
 	this: IPollFunctions,
 	budget: PollBudget,
@@ -98,7 +85,6 @@ export async function serviceTime(
 	return serviceTimeFromDate(headerOf(headers, 'date'), budget.elapsed() - sentAt);
 }
 
-/** GET /clients/{id}: the client with partner, manager, business unit and services. */
 export async function fetchFullClient(
 	this: IPollFunctions,
 	budget: PollBudget,

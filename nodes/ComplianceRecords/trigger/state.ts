@@ -6,8 +6,7 @@ import type { StreamState, StreamSweep } from './events/changes';
 import type { ReviewState, ReviewSweep } from './events/reviewDue';
 import { decodeSeen, encodeSeen, type Seen } from './watermark';
 
-/* The trigger's state in the node's static data, and the first poll's copy of it in the workflow's
- * (docs/trigger.md, "The first poll, and n8n's schedulers" and "The saved state"). */
+// Why: docs/trigger.md, "The first poll, and n8n's schedulers" and "The saved state".
 
 export type TriggerEvent = 'clientModified' | 'amlDeterminationCompleted' | 'reviewDue';
 
@@ -18,7 +17,7 @@ export type SavedState = (
 	| { event: 'clientModified' | 'amlDeterminationCompleted'; stream: StreamState }
 	| { event: 'reviewDue'; reviewDays: number; review: ReviewState }
 ) & {
-	/** When (host epoch ms) this configuration started: orders an activation copy against other node state. Absent in 0.1.0. */
+	/** Host epoch ms: orders an activation copy against other node state. Absent in 0.1.0. */
 	startedAt?: number;
 };
 
@@ -72,7 +71,7 @@ function encodeSweep(sweep: DecodedSweep, since: number | undefined): IDataObjec
 	return encoded;
 }
 
-/** The saved state of this configuration, in this format or 0.1.0's; undefined starts over as on activation. */
+/** This format or 0.1.0's; undefined starts over as on activation. */
 function readState(
 	staticData: unknown,
 	event: TriggerEvent,
@@ -168,10 +167,7 @@ function encodeState(state: SavedState, generation: number): IDataObject {
 	return encoded;
 }
 
-/**
- * Writes the state, top-level keys assigned (n8n's change tracking watches one level deep), unless
- * an overlapping poll committed since this one started: it emitted all this one found.
- */
+/** False if an overlapping poll committed first; sets top-level keys, which n8n sees change. */
 export function commitState(
 	staticData: IDataObject,
 	startedFrom: number,

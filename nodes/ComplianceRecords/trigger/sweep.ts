@@ -8,36 +8,24 @@ import { clientKey } from './clientKeys';
 import { clientPages } from './listing';
 import type { Client } from './validation';
 
-/**
- * A listing in progress across polls: what a poll saves when the budget ends it before the list
- * does, so that the next poll resumes it. Its filter is the caller's (a page cursor is bound to
- * the filter it was issued for).
- */
+/** A listing spanning polls (docs/trigger.md, "Backlogs"); its cursor is bound to its filter. */
 export interface Sweep {
-	/** The page cursor to resume at; undefined: the first page. */
 	next?: string;
-	/** A lower bound (service epoch ms) on when the service evaluated the sweep's first page. */
+	/** A lower bound (service epoch ms) on when the service evaluated the first page. */
 	firstEvaluation: number;
 	/** The key of the last client of the last page handled whole. */
 	last?: string;
-	/** After a refused cursor: replay up to and including this client key. */
 	replayUntil?: string;
 }
 
-/** A listed client; `replayed` while a sweep lists again what it had passed. */
 interface ListedClient {
 	client: Client;
 	replayed: boolean;
 }
 
-/**
- * Handles one page, in list order; resolves false when it stopped part-way (the budget, or the
- * service limiting requests: {@link fullClientOrStop}), after handling a prefix of the page, so
- * that the next poll lists the page again.
- */
+/** Resolves false when it stopped part-way through the page: the next poll lists it again. */
 type PageHandler = (clients: ListedClient[]) => Promise<boolean>;
 
-/** A sweep after a poll: `complete` when the list ended, else what to save for the next poll. */
 interface SweepProgress {
 	complete: boolean;
 	sweep: Sweep;
@@ -47,11 +35,7 @@ function isRefusal(error: unknown): boolean {
 	return String((error as { httpCode?: unknown }).httpCode) === '400';
 }
 
-/**
- * One poll's part of a sweep: from the saved cursor (or the first page, measuring the sweep's
- * first evaluation), page by page while the budget has room. A refused (expired) saved cursor
- * restarts at the first page, replaying what was passed; any other failure throws.
- */
+/** One poll's part of a sweep; a refused (expired) saved cursor restarts it, replaying. */
 export async function sweep(
 	this: IPollFunctions,
 	budget: PollBudget,
@@ -104,10 +88,8 @@ export async function sweep(
 		return true;
 	};
 
-	// Only the saved cursor, on the poll's first request, may be refused this way. A service
-	// limiting requests or briefly down, past what the poll could wait, ends the poll as its budget
-	// would once it has pages to keep; before, the poll fails and n8n waits before the next one.
-	// The errors passed on are already the n8n errors of the failed request.
+	// Limited past what the poll can wait: it stops as at its budget's end once it has pages to
+	// keep; before, it fails, so that n8n waits before the next poll.
 	const stopWhenLimited = (error: unknown) => {
 		if (!handling && pagesHandled > 0 && isTemporary(error)) return false;
 		throw error;
@@ -129,11 +111,7 @@ export async function sweep(
 	return { complete, sweep: progress };
 }
 
-/**
- * The full client; undefined when the poll has progress to keep (`progressed`) and either its
- * budget runs short or the service is limiting requests or briefly down past what the poll can
- * wait: the page handler then stops part-way.
- */
+/** Undefined when a poll with progress to keep must stop: budget short, or service limiting. */
 export async function fullClientOrStop(
 	budget: PollBudget,
 	fullClient: (client: Client) => Promise<Client>,

@@ -4,8 +4,7 @@ import type { PollBudget } from './budget';
 import { listClients } from './listing';
 import type { Client } from './validation';
 
-/* Fetch Test Event: an event moves lastModifiedAt, so the newest events of the first span holding
- * enough are the firm's newest. The saved state is never touched. */
+// An event moves lastModifiedAt: the first span holding enough holds the firm's newest events.
 
 const SAMPLE_SIZE = 5;
 
@@ -19,7 +18,6 @@ const SPANS_MS = [
 	365 * 24 * 60 * MINUTE,
 ];
 
-/** Up to {@link SAMPLE_SIZE} clients with the newest events, newest first. */
 export async function latestEvents(
 	this: IPollFunctions,
 	budget: PollBudget,

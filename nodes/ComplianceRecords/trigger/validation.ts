@@ -1,9 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-/* What the trigger reads of a listed client, checked before anything is emitted. */
-
-/** A client as the list returns it (or in full, with Fetch Full Client). */
 export interface Client extends IDataObject {
 	id: string;
 	lastModifiedAt: string;
@@ -20,7 +17,6 @@ export function unreadable(context: IPollFunctions, problem: string): NodeOperat
 	);
 }
 
-/** The epoch ms of a service date-time, or an error naming the field. */
 export function timestampOf(context: IPollFunctions, value: unknown, field: string): number {
 	const time = typeof value === 'string' ? Date.parse(value) : NaN;
 	if (Number.isNaN(time))

@@ -1,13 +1,13 @@
 import { watermarkAfter } from '../helpers/serviceTime';
 import { clientKey, decodeKeyGroups, encodeKeyGroups } from './clientKeys';
 
-/* The watermark and seen-set rules, pure. Why each holds: docs/trigger.md ("How a poll works", "Backlogs"). */
+// Why each rule holds: docs/trigger.md, "How a poll works" and "Backlogs".
 
-/** Changes handled at or after the watermark (listed again by the next poll): event time (epoch ms) -> client keys. */
+/** Changes handled at or after the watermark: event time (epoch ms) -> client keys. */
 export type Seen = Map<number, Set<string>>;
 
 export interface StreamCursor {
-	/** The watermark W, epoch ms (a service timestamp). */
+	/** The watermark, a service timestamp. */
 	since: number;
 	seen: Seen;
 }
@@ -20,7 +20,6 @@ export interface HandledChange {
 const inSeen = (seen: Seen, key: string, eventTime: number) =>
 	seen.get(eventTime)?.has(key) === true;
 
-/** A change is new when it is at or after the watermark and in none of the seen sets. */
 export function isNewChange(
 	cursor: StreamCursor,
 	clientId: string,
@@ -59,7 +58,6 @@ function mergeSeen(
 	return merged;
 }
 
-/** The cursor after a complete listing: the next watermark, and what was handled at or after it. */
 export function completeCursor(
 	cursor: StreamCursor,
 	firstEvaluation: number,
@@ -69,7 +67,7 @@ export function completeCursor(
 	return { since, seen: mergeSeen([cursor.seen, ...handled], (eventTime) => eventTime >= since) };
 }
 
-/** What a sweep that stopped part-way keeps: entries at or after its floor, and those of the page it stopped in. */
+/** Entries at or after the floor, and those of the page the sweep stopped in. */
 export function sweepSeenAfterStop(
 	handled: Array<Seen | Iterable<HandledChange>>,
 	floor: number,
@@ -78,14 +76,13 @@ export function sweepSeenAfterStop(
 	return mergeSeen(handled, (eventTime, key) => eventTime >= floor || unfinishedPage.has(key));
 }
 
-/** The seen set as static data: event times as base-36 offsets from the watermark (about 8 bytes a client). */
+/** Event times as base-36 offsets from the watermark. */
 export function encodeSeen(cursor: StreamCursor): Record<string, string> {
 	return encodeKeyGroups(
 		[...cursor.seen].map(([time, keys]) => [(time - cursor.since).toString(36), keys]),
 	);
 }
 
-/** Reads what {@link encodeSeen} wrote; undefined when it is not that shape. */
 export function decodeSeen(encoded: unknown, since: number): Seen | undefined {
 	const groups = decodeKeyGroups(encoded, (offset) => /^[0-9a-z]+$/.test(offset));
 	if (!groups) return undefined;

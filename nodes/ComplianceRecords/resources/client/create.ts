@@ -15,7 +15,6 @@ import { writeRouting } from '../../helpers/writes';
 import type { CreateWording } from '../../transport/errors';
 import { clientCreates } from './writes';
 
-/** What errors of the writes to a client say of it (transport/errors.ts reads it). */
 export const clientWording: CreateWording = {
 	conflict: {
 		message: 'The reference number is already in use',
@@ -39,7 +38,6 @@ export const clientWording: CreateWording = {
 	},
 };
 
-/** POST /clients: a client and its entity, one of four variants chosen by Entity Type. */
 export const routing = writeRouting({
 	method: 'POST',
 	path: '/clients',
@@ -58,13 +56,11 @@ const personNames = (bodyPrefix: string): INodeProperties[] => [
 ];
 
 interface NewClientFieldOptions {
-	/** What Status does in the operation, when it is more than setting the new client's. */
 	statusDescription?: string;
 	/** Said under Entity Type, when the entity is not always used. */
 	entityHint?: string;
 }
 
-/** What a new client is made of (Create, and Create or Update of a new reference number). */
 export const newClientFields = ({
 	statusDescription,
 	entityHint,
@@ -172,7 +168,6 @@ export const newClientFields = ({
 	),
 ];
 
-/** Additional Fields: the client's assignments and references, less those named in `leftOut`. */
 export const additionalClientFields = (leftOut: string[] = []): INodeProperties =>
 	optionalFields(
 		'Additional Fields',

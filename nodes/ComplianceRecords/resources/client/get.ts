@@ -4,7 +4,6 @@ import { recordFields } from '../../descriptions/recordLocator';
 import type { RecordParameter } from '../../helpers/records';
 import { recordRouting } from '../../helpers/routing';
 
-/** The client an operation is about, picked by the user and named in errors. */
 export const clientRecord: RecordParameter = {
 	label: 'Client',
 	withArticle: 'a client',
@@ -14,7 +13,6 @@ export const clientRecord: RecordParameter = {
 	searchListMethod: 'searchClients',
 };
 
-/** GET /clients/{id}: the full client, with its entity, assignments and services. */
 export const routing = recordRouting({
 	path: '/clients',
 	record: clientRecord,

@@ -13,19 +13,18 @@ import {
 import { instantInQuery } from '../../helpers/preSend';
 import { listRouting } from '../../helpers/lists';
 
-/** Version 2.1 asks which clients by their review date in one choice; 1 and 2 keep their two filters. */
+/** 2.1 asks for the review date in one choice; 1 and 2 keep their two filters. */
 const REVIEW_DUE_VERSION = 2.1;
 
 type ReviewDue = 'any' | 'overdue' | 'dueWithin' | 'overdueOrDueWithin';
 
-/** The choice of a node saved before 2.1, read from its filters as they worked then. */
 function savedReviewDue(filters: IDataObject): ReviewDue {
 	const withinDays = ![undefined, '', null].includes(filters.reviewDueWithinDays as string);
 	if (filters.includeOverdue === true) return withinDays ? 'overdueOrDueWithin' : 'overdue';
 	return withinDays ? 'dueWithin' : 'any';
 }
 
-/** The review filter, applied while paging: the service has no date filter, so every client listed is read. */
+/** The service has no date filter: every client listed is read. */
 function reviewDueFilter(this: IExecuteSingleFunctions) {
 	const filters = this.getNodeParameter('filters', {}) as IDataObject;
 	const chosen =
@@ -47,7 +46,6 @@ function reviewDueFilter(this: IExecuteSingleFunctions) {
 	return (client: IDataObject) => isInWindow(window, client.nextReviewDate);
 }
 
-/** GET /clients: list items (entity reference only), all pages or up to Limit. */
 export const routing = listRouting('/clients', 'clientListItem', reviewDueFilter);
 
 const sinceVersion = (version: number) => ({ '@version': [{ _cnd: { gte: version } }] });

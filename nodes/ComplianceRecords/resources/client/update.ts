@@ -12,7 +12,6 @@ import { clientWording } from './create';
 import { clientFields, clientRecord } from './get';
 import { clientReadBack } from './writes';
 
-/** PATCH /clients/{id}: only the fields given are sent; the entity cannot change here. */
 export const routing = writeRouting({
 	method: 'PATCH',
 	path: '/clients',
@@ -22,7 +21,7 @@ export const routing = writeRouting({
 	readBack: clientReadBack,
 });
 
-/** The client fields the service lets an update set to null. */
+/** The fields the service lets an update set to null. */
 const clearable: ClearableFields = [
 	{ name: 'Business Unit', value: 'businessUnitId' },
 	{ name: 'Manager', value: 'managerId' },

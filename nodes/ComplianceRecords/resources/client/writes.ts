@@ -6,8 +6,6 @@ import { type CreateLookup, sameValue, type UpdateReadBack } from '../../helpers
 import { isObject } from '../../transport/answers';
 import { pages } from '../../transport/paging';
 
-/* How the service's clients show a write: an update read back, a create found by its reference number or its entity. */
-
 const idOf = (reference: unknown) => (isObject(reference) ? reference.id : undefined);
 
 const SHOWN_AS: Record<string, (client: IDataObject) => unknown> = {
@@ -25,7 +23,7 @@ export const clientReadBack: UpdateReadBack = {
 		Object.entries(sent).every(
 			([field, value]) => field in SHOWN_AS && sameValue(SHOWN_AS[field](client), value),
 		),
-	// The client's own changes move `updatedAt` (its entity's do not: an update cannot touch it).
+	// Only the client's own changes move `updatedAt`; an update cannot touch its entity.
 	changedAt: (client) => Date.parse(String(client.updatedAt)),
 };
 
@@ -45,12 +43,11 @@ const samePerson = (shown: unknown, sent: unknown) =>
 
 interface EntitySent {
 	category: string;
-	/** Words one of which the client's name holds, however the service composes it; none known: any name. */
+	/** Words one of which the client's name holds, however the service composes it. */
 	named(sent: IDataObject): unknown[];
 	is(shown: IDataObject, sent: IDataObject): boolean;
 }
 
-/** Each entity a create can send (`entity.object`): its client's category, and what identifies it, as sent. */
 const ENTITIES: Record<string, EntitySent> = {
 	individual: {
 		category: 'INDIVIDUAL',
@@ -82,7 +79,6 @@ const ENTITIES: Record<string, EntitySent> = {
 	},
 };
 
-/** Which listed clients to read, and which of those a create made. */
 interface Match {
 	listed(client: IDataObject): boolean;
 	made(client: IDataObject): boolean;
@@ -91,7 +87,6 @@ interface Match {
 const hasReference = (body: IDataObject) =>
 	typeof body.referenceNumber === 'string' && body.referenceNumber !== '';
 
-/** With a reference number, its holder; else a client of the entity sent, showing the client's fields as sent. */
 function matchOf(body: IDataObject): Match {
 	if (hasReference(body))
 		return {
@@ -114,7 +109,6 @@ function matchOf(body: IDataObject): Match {
 	};
 }
 
-/** What a create made: the holder of its reference number (the service refuses a second: 409), else clients of its entity and fields. */
 export const clientCreates: CreateLookup = {
 	refusesDuplicate: hasReference,
 	async createdWithin(context, requestData, { from, to }) {

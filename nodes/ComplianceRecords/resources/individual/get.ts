@@ -4,7 +4,6 @@ import { recordFields } from '../../descriptions/recordLocator';
 import type { RecordParameter } from '../../helpers/records';
 import { recordRouting } from '../../helpers/routing';
 
-/** The individual an operation is about, picked by the user and named in errors. */
 export const individualRecord: RecordParameter = {
 	label: 'Individual',
 	withArticle: 'an individual',
@@ -14,7 +13,6 @@ export const individualRecord: RecordParameter = {
 	searchListMethod: 'searchIndividuals',
 };
 
-/** GET /individuals/{id}. */
 export const routing = recordRouting({
 	path: '/individuals',
 	record: individualRecord,

@@ -9,7 +9,6 @@ import type { ClearableFields } from '../../helpers/preSend';
 import { sameValue, writeRouting } from '../../helpers/writes';
 import { individualFields, individualRecord } from './get';
 
-/** PATCH /individuals/{id}: only the fields given are sent. */
 export const routing = writeRouting({
 	method: 'PATCH',
 	path: '/individuals',
@@ -23,7 +22,7 @@ export const routing = writeRouting({
 	},
 });
 
-/** The individual fields the service lets an update set to null. */
+/** The fields the service lets an update set to null. */
 const clearable: ClearableFields = [
 	{ name: 'Date of Birth', value: 'birth' },
 	{ name: 'Email', value: 'email' },

@@ -16,13 +16,11 @@ import {
 	sweepSeenAfterStop,
 } from '../watermark';
 
-/* Client Created or Modified and AML Determination Completed: one stream, as completing a
- * determination moves lastModifiedAt; each event has its own time. */
+// One stream for both events: completing a determination moves lastModifiedAt.
 
-/** How far back, by the host's clock, a first poll records changes as known when the service sends no `Date`. */
+/** A first poll's look-back, by the host's clock, when the service sends no `Date`. */
 const FIRST_POLL_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 
-/** When a client's event happened (epoch ms), or undefined when it has none. */
 export type EventTime = (context: IPollFunctions, client: Client) => number | undefined;
 
 export const modifiedAt: EventTime = (context, client) =>
@@ -38,7 +36,6 @@ export const determinationCompletedAt: EventTime = (context, client) => {
 	);
 };
 
-/** A listing of the stream in progress (watermark.ts says what `seen` keeps). */
 export interface StreamSweep extends Sweep {
 	seen: Seen;
 	recording?: boolean;
@@ -54,14 +51,13 @@ interface PollResult {
 	state: StreamState;
 }
 
-/** A stream with no saved state starts at the service's time less the commit lag (docs/trigger.md, "The first poll"). */
+/** The service's time less the commit lag: docs/trigger.md, "The first poll". */
 async function firstListing(this: IPollFunctions, budget: PollBudget): Promise<StreamState> {
 	const now = await serviceTime.call(this, budget);
 	const since = now === undefined ? Date.now() - FIRST_POLL_LOOKBACK_MS : now - COMMIT_LAG_MS;
 	return { cursor: { since, seen: new Map() }, sweep: undefined };
 }
 
-/** One poll: each change since the watermark not handled before, oldest first, while the budget lasts. */
 export async function pollChanges(
 	this: IPollFunctions,
 	budget: PollBudget,
@@ -73,8 +69,7 @@ export async function pollChanges(
 	const { cursor } = state;
 	const sweptSeen = state.sweep?.seen ?? new Map();
 	const activationFloor = watermarkAfter(cursor.since, state.sweep?.firstEvaluation ?? -Infinity);
-	// A first listing that takes more polls records only what changed before its activationFloor: a change at
-	// or after it may have come after activation, and is emitted.
+	// A first listing over several polls records changes before its floor, emits later ones.
 	const recording = saved === undefined || state.sweep?.recording === true;
 	const predatesActivation = (time: number) =>
 		saved === undefined || (recording && time < activationFloor);
@@ -95,7 +90,7 @@ export async function pollChanges(
 			.filter(
 				(event): event is { client: Client; replayed: boolean; time: number } =>
 					event.time !== undefined &&
-					// listed again after a refused cursor: below the activationFloor, it was handled before
+					// Replayed below the floor: handled before.
 					!(event.replayed && event.time < activationFloor) &&
 					isNewChange(cursor, event.client.id, event.time, [sweptSeen, handledInPoll]),
 			)
@@ -105,7 +100,7 @@ export async function pollChanges(
 				remember({ clientId: client.id, eventTime: time });
 				continue;
 			}
-			// The full client may be newer than the list item: remember the state actually emitted.
+			// The full client may be newer than the list item: remember the state emitted.
 			const shown = fullClient
 				? await fullClientOrStop(budget, fullClient, client, progressed)
 				: client;

@@ -7,18 +7,17 @@ import { DueMemory } from '../dueMemory';
 import { fullClientOrStop, sweep, type Sweep } from '../sweep';
 import type { Client } from '../validation';
 
-/* Review Due: a client whose nextReviewDate lies from today to today + N days (docs/trigger.md, "Review Due"). */
+// Why: docs/trigger.md, "Review Due".
 
-/** A listing in progress: the day's scan (`scan`: that day), or modified clients. */
 export interface ReviewSweep extends Sweep {
+	/** The day of a scan in progress; undefined: a listing of modified clients. */
 	scan?: string;
 	recording?: boolean;
 }
 
 export interface ReviewState {
-	/** The watermark; undefined until a scan has completed. */
+	/** Undefined until a scan has completed. */
 	since: number | undefined;
-	/** The day of the last complete scan. */
 	scannedOn: string | undefined;
 	due: DueMemory;
 	sweep?: ReviewSweep;
@@ -33,8 +32,7 @@ export async function pollReviewDue(
 ): Promise<{ emitted: Client[]; state: ReviewState }> {
 	const today = calendarDate(Date.now(), this.getTimezone());
 	const window = reviewWindow(today, reviewDays);
-	// A scan begun on an earlier day was for that day's window: today's starts again from the
-	// first page (what the earlier one measured still bounds when this one begins).
+	// A scan begun on an earlier day starts again from the first page; its bound still holds.
 	const unfinished = saved?.sweep;
 	const resumed =
 		unfinished?.scan === undefined || unfinished.scan === today
@@ -47,8 +45,7 @@ export async function pollReviewDue(
 	const scanning = resumed ? resumed.scan !== undefined : saved?.scannedOn !== today;
 	const due = saved?.due ?? new DueMemory();
 	if (scanning) due.forgetBefore(today);
-	// A first scan that takes more polls records only clients unchanged since before its floor: one
-	// changed at or after it may have moved into the window after activation, and is emitted.
+	// A first scan over several polls records clients unchanged since its floor, emits others.
 	const recording = saved === undefined || resumed?.recording === true;
 	const activationFloor = watermarkAfter(
 		saved?.since ?? -Infinity,
@@ -78,7 +75,7 @@ export async function pollReviewDue(
 					: client;
 				if (!shown) return false;
 				due.observe(client.id, client.nextReviewDate, window);
-				// A date changed again since the listing is judged on the state actually emitted.
+				// A date changed since the listing is judged on the state emitted.
 				const sameDate = shown.nextReviewDate === client.nextReviewDate;
 				if (sameDate || due.observe(shown.id, shown.nextReviewDate, window)) emitted.push(shown);
 				progressed = true;

@@ -26,16 +26,10 @@ import { type SharedIndex, listInto } from './executionIndex';
 import { processIndexFor } from './processIndex';
 import type { ClientsByReference } from './referenceIndex';
 
-/*
- * Create or Update by reference number. The service has no lookup by reference number: the node
- * updates the client its index names once the changes since confirm it, or else creates the
- * client and, on a 409, lists the firm (or its changes) to find the holder. Why no update lands
- * on the wrong client, and the costs: docs/create-or-update.md.
- */
+// The service has no lookup by reference number: docs/create-or-update.md.
 
 export const REFERENCE_NUMBER = 'Reference Number';
 
-/** A create that may have acted is safe to run again here: the reference number finds the client. */
 const upsertWording: OperationWording = {
 	...clientWording,
 	mayHaveActed: {
@@ -44,11 +38,9 @@ const upsertWording: OperationWording = {
 	},
 };
 
-/** The service's time when it answered (its `Date`), or -Infinity. */
 const answeredAtOf = (answer: ServiceAnswer) =>
 	serviceTimeFromDate(headerOf(answer.headers, 'date'), 0) ?? -Infinity;
 
-/** What `work` resolves to; what it throws, explained for this item (transport/errors.ts). */
 async function orExplained<T>(context: IExecutePaginationFunctions, work: Promise<T>): Promise<T> {
 	try {
 		return await work;
@@ -59,7 +51,6 @@ async function orExplained<T>(context: IExecutePaginationFunctions, work: Promis
 
 type Outcome = { client: IDataObject } | { refused: ServiceAnswer };
 
-/** One request answering a client; the `refusals` come back as such (a conflict unless told), any other failure is explained. */
 async function clientOrRefusal(
 	context: IExecutePaginationFunctions,
 	request: DeclarativeRestApiSettings.ResultOptions,
@@ -90,7 +81,6 @@ function changedHands(
 	);
 }
 
-/** Whether `holder` has the reference number now, read from the service (one GET). */
 async function holdsReference(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -112,7 +102,6 @@ async function holdsReference(
 	return read.client.referenceNumber === referenceNumber;
 }
 
-/** The new client, or the client holding the reference number, updated. */
 async function createdOrUpdated(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -121,7 +110,7 @@ async function createdOrUpdated(
 	earlier?: EarlierAttempt,
 ): Promise<IDataObject> {
 	const { index } = shared;
-	// No entity (an update cannot change it), the status only if asked, the reference number to make it conditional.
+	// The reference number stays: it makes the update conditional. An update cannot change the entity.
 	const changes = { ...(requestData.options.body as IDataObject) };
 	delete changes.entity;
 	if (context.getNodeParameter('updateStatus', false) !== true) delete changes.status;
@@ -138,7 +127,6 @@ async function createdOrUpdated(
 		return client;
 	};
 
-	// The client the index names, once the changes since its watermark confirm it still has the number.
 	if (Number.isFinite(index.listedUntil) && index.holderOf(referenceNumber) !== undefined) {
 		const complete = await orExplained(context, shared.checked(context, requestData));
 		const holder = index.holderOf(referenceNumber);
@@ -155,7 +143,6 @@ async function createdOrUpdated(
 	const sentAt = Date.now();
 	const created = await clientOrRefusal(context, requestData);
 	if ('client' in created) return answered(created.client, true);
-	// Refused after an earlier try that may have created it: the client that try made, if any.
 	const own =
 		earlier &&
 		(await orExplained(
@@ -167,7 +154,7 @@ async function createdOrUpdated(
 		));
 	if (own) return answered(own, true);
 
-	// Shared by the items waiting for it: each explains a failure of the listing as its own.
+	// Shared by the items waiting: each explains a failure of the listing as its own.
 	await orExplained(
 		context,
 		shared.holderListed(context, requestData, referenceNumber, answeredAtOf(created.refused)),

@@ -6,13 +6,7 @@ import { firstEvaluationBound, type Sighting, watermarkAfter } from '../../../he
 import { MAX_PAGE_SIZE, pages } from '../../../transport/paging';
 import { ClientsByReference } from './referenceIndex';
 
-/* What Create or Update's items share, across a process's executions: the index, and the listings that fill and check it. */
-
-/**
- * Lists the clients changed since `since` (every client from -Infinity) into `index`; true once
- * the listing is complete, when the watermark moves. `answeredAt` is the service's time of an
- * answer given before the listing began; `continueAfter` may stop it after a page, told the pages left.
- */
+/** True once the listing is complete (the watermark moves); `continueAfter` may stop it early. */
 export async function listInto(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -44,10 +38,7 @@ export async function listInto(
 	return true;
 }
 
-/**
- * How long a listing of the changes vouches for the index to items that come after it (n8n's
- * batching spaces them): the check must stay close to the update.
- */
+// The check must stay close to the update: n8n's batching may space the items.
 const CHECK_VALID_MS = 1_000;
 
 interface Listing<T> {
@@ -55,7 +46,6 @@ interface Listing<T> {
 	startedBy: string | undefined;
 }
 
-/** One listing of the changes, and the items waiting for it. */
 interface Check extends Listing<boolean> {
 	/** Items that would each read their client instead of the pages left. */
 	waiting: number;
@@ -66,7 +56,7 @@ interface Check extends Listing<boolean> {
 export class SharedIndex {
 	readonly index = new ClientsByReference();
 
-	/** The index holds every client of the firm as of its watermark: the firm was listed, and nothing trimmed since. */
+	/** The firm was listed, and nothing trimmed since. */
 	complete = false;
 
 	private running = 0;
@@ -90,11 +80,7 @@ export class SharedIndex {
 		}
 	}
 
-	/**
-	 * Resolves once the index holds the firm's changes since its watermark: true when they were
-	 * all listed; false when listing the rest would cost more requests than reading the client of
-	 * each item waiting (one GET each), unless an item waiting has `toTheEnd`.
-	 */
+	/** False when listing the rest would cost more than a GET for each item waiting. */
 	async checked(
 		context: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -138,7 +124,6 @@ export class SharedIndex {
 		return await round.done;
 	}
 
-	/** After a create refused for `referenceNumber`: the changes since show its holder when the index holds the whole firm; else the firm is listed. */
 	async holderListed(
 		context: IExecutePaginationFunctions,
 		requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -187,7 +172,7 @@ export class SharedIndex {
 	}
 }
 
-/** A listing another execution started and lost (its timeout, its cancellation) is sent again for this one. */
+/** A listing another execution started and lost (its timeout, its cancellation) is sent again. */
 async function joined<T>(
 	context: IExecutePaginationFunctions,
 	listing: Listing<T>,

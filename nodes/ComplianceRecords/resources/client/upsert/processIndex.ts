@@ -8,9 +8,7 @@ import type {
 import { authenticationOf, credentialTypeFor } from '../../../transport/request';
 import { SharedIndex } from './executionIndex';
 
-/* The indexes an n8n process keeps between executions, one per firm and credential, in memory only: docs/create-or-update.md. */
-
-// All firms together: about 26 MB with the service's IDs (docs/benchmarks.md).
+// One index per firm and credential, in memory; the bounds: docs/create-or-update.md, "Bound".
 const MAX_CLIENTS = 120_000;
 const MAX_CHARACTERS = 8_000_000;
 const MAX_FIRMS = 64;
@@ -20,10 +18,9 @@ const TRIMMED_TO = 0.9;
 /** Least recently used first. */
 const held = new Map<string, SharedIndex>();
 
-/** Claims that change with every token, left out so that a renewed token keeps the index. */
+/** Left out so that a renewed token keeps the index. */
 const PER_TOKEN_CLAIMS = new Set(['exp', 'iat', 'nbf', 'jti', 'auth_time', 'at_hash', 'nonce']);
 
-/** The identity an OAuth2 access token carries (issuer, subject, firm...), if it is a JWT with an issuer and a subject. */
 function identityInToken(token: unknown): string | undefined {
 	if (typeof token !== 'string') return undefined;
 	let claims: unknown;
@@ -39,7 +36,6 @@ function identityInToken(token: unknown): string | undefined {
 	return JSON.stringify(stable.sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** The service, and the API key (one firm's) or the access token's holder: none for a token that is not such a JWT. */
 function firmOf(type: string, credentials: ICredentialDataDecryptedObject): string | undefined {
 	const token = (credentials.oauthTokenData as IDataObject | undefined)?.access_token;
 	const holder = type === 'complianceRecordsApi' ? credentials.apiKey : identityInToken(token);

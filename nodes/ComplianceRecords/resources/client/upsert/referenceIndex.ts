@@ -2,9 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { COMMIT_LAG_MS } from '../../../helpers/serviceTime';
 
-/* Which client holds which reference number, as the service's answers and listings showed it; why a stale entry costs requests, never correctness: docs/create-or-update.md. */
+// Why a stale entry costs requests, never correctness: docs/create-or-update.md.
 
-/** The `lastModifiedAt` (epoch ms) of a client's state, and the reference number it held then. */
 interface ClientState {
 	referenceNumber?: string;
 	modifiedAt: number;
@@ -15,14 +14,14 @@ export class ClientsByReference {
 
 	private readonly holders = new Map<string, string>();
 
-	/** When a reference number held here was last asked for, to keep it first when the index is trimmed. */
+	/** When a number was last asked for: trimming keeps the latest first. */
 	private readonly asked = new Map<string, number>();
 
 	private askedCount = 0;
 
 	characters = 0;
 
-	/** Every change the service made before this time (epoch ms, its clock) is known here. */
+	/** Every change the service made before this time (its clock) is known here. */
 	listedUntil = -Infinity;
 
 	get size(): number {
@@ -33,10 +32,7 @@ export class ClientsByReference {
 		return this.holders.get(referenceNumber);
 	}
 
-	/**
-	 * A client as an answer showed it: its newest state wins, and so does the newest claim on a
-	 * reference (numbers are unique, so an older claim was given up since). Its `lastModifiedAt`.
-	 */
+	/** The newest claim on a number wins: numbers are unique, so an older one was given up. */
 	learn(client: IDataObject): number {
 		const id = String(client.id);
 		const modifiedAt = Date.parse(String(client.lastModifiedAt));
@@ -56,7 +52,6 @@ export class ClientsByReference {
 		return modifiedAt;
 	}
 
-	/** The client an item created or updated with `referenceNumber`: kept first when the index is trimmed. */
 	learnAnswer(
 		client: IDataObject,
 		referenceNumber: string,
@@ -64,8 +59,7 @@ export class ClientsByReference {
 	): void {
 		const modifiedAt = this.learn(client);
 		if (this.holders.has(referenceNumber)) this.asked.set(referenceNumber, ++this.askedCount);
-		// A creation is a change after every listing: its time bounds what a later change can carry.
-		// With no watermark yet, it starts one only if the new client is all the index holds.
+		// A creation comes after every listing; it starts a watermark only for an index of it alone.
 		if (created && Number.isFinite(modifiedAt)) {
 			const from = modifiedAt - COMMIT_LAG_MS;
 			if (Number.isFinite(this.listedUntil)) this.listedUntil = Math.min(this.listedUntil, from);
@@ -73,7 +67,6 @@ export class ClientsByReference {
 		}
 	}
 
-	/** A client the service no longer has. */
 	forget(id: string): void {
 		const known = this.clients.get(id);
 		if (known) this.drop(id, known);
@@ -88,7 +81,7 @@ export class ClientsByReference {
 		}
 	}
 
-	/** Keeps the holders of the numbers asked for (the latest first), then the clients changed last; each one forgotten whole. */
+	/** Keeps the holders of the numbers asked for (latest first), then the clients changed last. */
 	trim({ clients, characters }: { clients: number; characters: number }): void {
 		const rank = (id: string, { referenceNumber, modifiedAt }: ClientState) => [
 			referenceNumber !== undefined && this.holders.get(referenceNumber) === id

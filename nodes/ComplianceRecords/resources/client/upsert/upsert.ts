@@ -6,7 +6,6 @@ import { paginationRouting } from '../../../helpers/routing';
 import { additionalClientFields, newClientFields } from '../create';
 import { createOrUpdate, REFERENCE_NUMBER } from './createOrUpdate';
 
-/** POST /clients, and on a taken reference number PATCH /clients/{id} of the client holding it. */
 export const routing = paginationRouting({ method: 'POST', url: '/clients' }, createOrUpdate);
 
 const [status, ...entityFields] = newClientFields({
