@@ -129,15 +129,37 @@ export function serviceWords(answer: Pick<ServiceAnswer, 'body' | 'headers'>): s
 	return oneLine(body) || undefined;
 }
 
+/* RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime formats a recipient must accept too. */
+const HTTP_DATES = [
+	/^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<day>\d\d) (?<month>[A-Z][a-z]{2}) (?<year>\d{4}) (?<time>\d\d:\d\d:\d\d) GMT$/,
+	/^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<day>\d\d)-(?<month>[A-Z][a-z]{2})-(?<year>\d\d) (?<time>\d\d:\d\d:\d\d) GMT$/,
+	/^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<month>[A-Z][a-z]{2}) (?<day>[ \d]\d) (?<time>\d\d:\d\d:\d\d) (?<year>\d{4})$/,
+];
+
+/** An HTTP-date in epoch ms; undefined for anything else, a day that does not exist included. */
+export function httpDateMs(value: unknown): number | undefined {
+	const text = String(value ?? '').trim();
+	const parts = HTTP_DATES.map((format) => format.exec(text)?.groups).find(Boolean);
+	if (!parts) return undefined;
+	let year = Number(parts.year);
+	// RFC 850's two-digit year: the latest year with those digits at most 50 years ahead.
+	if (parts.year.length === 2)
+		year += 100 * Math.floor((new Date().getUTCFullYear() + 50 - year) / 100);
+	const fixdate = `${parts.day.trim().padStart(2, '0')} ${parts.month} ${year} ${parts.time} GMT`;
+	const ms = Date.parse(fixdate);
+	// Written back, 31 Feb or 25:00 would read as another time.
+	return new Date(ms).toUTCString().endsWith(fixdate) ? ms : undefined;
+}
+
 /**
- * The wait Retry-After asks for, in ms (RFC 9110): a number of seconds, or an HTTP date, read
- * against the answer's own Date when it has one (the service's clock) and the host's otherwise.
+ * The wait a `Retry-After` asks for, in ms, as RFC 9110 §10.2.3 defines it: whole seconds (digits
+ * only), or an HTTP-date read against the answer's own `Date` (the service's clock) when it has
+ * one. Anything else asks nothing: undefined, and the node's own back-off applies.
  */
 export function retryAfterMs(headers: IDataObject): number | undefined {
 	const value = String(headerOf(headers, 'retry-after') ?? '').trim();
 	if (/^\d+$/.test(value)) return Number(value) * 1000;
-	const until = Date.parse(value);
-	if (!value || Number.isNaN(until)) return undefined;
-	const now = Date.parse(String(headerOf(headers, 'date') ?? ''));
-	return Math.max(0, until - (Number.isNaN(now) ? Date.now() : now));
+	const until = httpDateMs(value);
+	if (until === undefined) return undefined;
+	return Math.max(0, until - (httpDateMs(headerOf(headers, 'date')) ?? Date.now()));
 }

@@ -166,7 +166,8 @@ function explainAnswer(
 function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string {
 	if (sending?.declined?.byPoll)
 		return 'The trigger keeps its place and tries again at a later poll.';
-	const wait = askedMs === undefined ? 'Wait a few minutes' : `Wait ${waitInWords(askedMs)}`;
+	// A wait of 0 (`Retry-After: 0`, or a date already past) says nothing of how long to wait now.
+	const wait = askedMs ? `Wait ${waitInWords(askedMs)}` : 'Wait a few minutes';
 	return `${wait} and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.`;
 }
 

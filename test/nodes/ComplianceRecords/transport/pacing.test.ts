@@ -269,6 +269,8 @@ describe('What is sent again, and what never is', () => {
 		expect(run.error?.description).toContain(
 			'The node sent the request 5 times, waiting between tries, and it failed each time.',
 		);
+		// `Retry-After: 0` says to come back now, not how long to wait before running the node again.
+		expect(run.error?.description).toContain('Wait a few minutes and run the node again');
 	});
 
 	it('a Retry-After beyond the wait the node makes fails at once, with how long it asked; the other items are not sent', async () => {
@@ -313,6 +315,69 @@ describe('What is sent again, and what never is', () => {
 		expect(run.error?.message).toBe('This operation was aborted');
 		expect(sandbox().requests()).toHaveLength(1);
 	});
+});
+
+describe('How long a wait: Retry-After as RFC 9110 defines it', () => {
+	const firmGet: INodeParameters = { resource: 'firm', operation: 'get' };
+	/** The node's shortest own back-off before a second send: half of its first second (jitter). */
+	const SHORTEST_BACKOFF_MS = 500;
+
+	it.each(['1.5', '0.5', '-1', '10, 20', 'in a moment', 'Sun, 31 Feb 2030 08:00:00 GMT'])(
+		'"%s" is no wait the service asked: the node waits its own back-off before sending again',
+		async (retryAfterText) => {
+			sandbox().injectFaults({ count: 1, status: 429, retryAfterText, path: '/firm' });
+
+			const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+			expect(run.error).toBeUndefined();
+			const [refused, sent] = sandbox().requests();
+			expect([refused.status, sent.status]).toEqual([429, 200]);
+			expect(sent.receivedAt - (refused.answeredAt as number)).toBeGreaterThanOrEqual(
+				SHORTEST_BACKOFF_MS - 10,
+			);
+		},
+	);
+
+	it('refused every time with a malformed one, the error asks for no particular wait, nor n8n', async () => {
+		sandbox().injectFaults({ count: 5, status: 429, retryAfterText: '1.5', path: '/firm' });
+
+		const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+		expect(sandbox().requests()).toHaveLength(5);
+		expect(run.error?.description).toContain(
+			"The node sent the request 5 times, waiting between tries, and it failed each time. Wait a few minutes and run the node again, or space the requests out with 'Batching'",
+		);
+		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited' });
+	});
+
+	it.each([
+		['ahead of', 2],
+		['behind', -2],
+	])(
+		"an HTTP date is read against the answer's Date: a service clock %s the host's by hours still means the wait it names",
+		async (_case, hours) => {
+			sandbox().setClock({ offsetMs: hours * 3_600_000 });
+			try {
+				sandbox().injectFaults({
+					count: 1,
+					status: 429,
+					retryAfterSeconds: 1,
+					retryAfterAs: 'date',
+					path: '/firm',
+				});
+
+				const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+				// Against the host's clock, that date is hours away (the run fails at once) or past (sent again at once).
+				expect(run.error).toBeUndefined();
+				const [refused, sent] = sandbox().requests();
+				expect([refused.status, sent.status]).toEqual([429, 200]);
+				expect(sent.receivedAt - (refused.answeredAt as number)).toBeGreaterThanOrEqual(990);
+			} finally {
+				sandbox().setClock({ offsetMs: 0 });
+			}
+		},
+	);
 });
 
 describe('Return All retries the page, not the run', () => {
