@@ -26,7 +26,7 @@ import {
 	origin,
 	sendJson,
 } from './http';
-import type { LimitSettings, RateLimit, Traffic } from './limits';
+import type { LimitSettings, RateLimit, RateLimitHeaders, RateLimitShape, Traffic } from './limits';
 import { Limits } from './limits';
 import { Cursors } from './paging';
 import { Renderer } from './render';
@@ -43,11 +43,14 @@ export type {
 	LimitSettings,
 	LoggedRequest,
 	RateLimit,
+	RateLimitHeaders,
+	RateLimitShape,
 	RiskLevel,
 	SandboxControls,
 	Traffic,
 };
 export { ERROR_FORMATS } from './errorFormat';
+export { RATE_LIMIT_HEADERS, RATE_LIMIT_SHAPES } from './limits';
 export { COMPANY_REGISTRY } from './registry';
 
 export const DEMO_API_KEY = 'crs_demo_harwood_finch_4f8e2b1c9a7d6e5f';

@@ -138,6 +138,38 @@ describe('the compliance-records-sandbox CLI', () => {
 		}
 	});
 
+	it('takes the shape of the rate limit and its headers as flags', async () => {
+		const cli = runCli([
+			'--port',
+			'0',
+			'--auth-port',
+			'0',
+			'--clients',
+			'1',
+			'--quiet',
+			'--rate-limit',
+			'1/60',
+			'--rate-limit-shape',
+			'sliding-window',
+			'--rate-limit-headers',
+			'x-ratelimit',
+		]);
+		try {
+			const output = await cli.printed('Press Ctrl-C to stop.');
+			expect(output).toContain(
+				'  Limits           1 requests per 60 seconds (sliding-window, x-ratelimit headers)\n',
+			);
+			const headers = {
+				'accept-version': '1.0.0',
+				authorization: `Bearer ${banner(output, 'API key')}`,
+			};
+			const answer = await send(`${banner(output, 'API base URL')!}/firm`, { headers });
+			expect([answer.status, answer.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
+		} finally {
+			cli.child.kill('SIGKILL');
+		}
+	});
+
 	it('prints its options with --help', async () => {
 		const cli = runCli(['--help']);
 		expect(await cli.exited).toBe(0);
