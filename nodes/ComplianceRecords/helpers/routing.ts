@@ -1,6 +1,7 @@
 import type {
 	DeclarativeRestApiSettings,
 	ExecutionBaseError,
+	IDataObject,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHttpRequestMethods,
@@ -52,13 +53,14 @@ async function prepareServiceRequest(this: IExecuteSingleFunctions, options: IHt
 	return options;
 }
 
-/** An error status that came back (API key requests) goes to the pagination function's catch. */
+/** An error status that came back (API key requests) goes to the pagination function's catch; rate-limit headers to the pace. */
 async function failOnErrorStatus(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
 ) {
 	throwErrorStatus(response);
+	(await executionPacer(this)).heard((response.headers ?? {}) as IDataObject);
 	return items;
 }
 

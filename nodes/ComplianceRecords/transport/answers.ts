@@ -147,14 +147,12 @@ export function httpDateMs(value: unknown): number | undefined {
 		year += 100 * Math.floor((new Date().getUTCFullYear() + 50 - year) / 100);
 	const fixdate = `${parts.day.trim().padStart(2, '0')} ${parts.month} ${year} ${parts.time} GMT`;
 	const ms = Date.parse(fixdate);
-	// Written back, 31 Feb or 25:00 would read as another time.
 	return new Date(ms).toUTCString().endsWith(fixdate) ? ms : undefined;
 }
 
 /**
- * The wait a `Retry-After` asks for, in ms, as RFC 9110 §10.2.3 defines it: whole seconds (digits
- * only), or an HTTP-date read against the answer's own `Date` (the service's clock) when it has
- * one. Anything else asks nothing: undefined, and the node's own back-off applies.
+ * The wait a `Retry-After` asks, in ms (RFC 9110 §10.2.3): digits only, or an HTTP-date read
+ * against the answer's own `Date`; anything else asks nothing, and the node's back-off applies.
  */
 export function retryAfterMs(headers: IDataObject): number | undefined {
 	const value = String(headerOf(headers, 'retry-after') ?? '').trim();
@@ -162,4 +160,56 @@ export function retryAfterMs(headers: IDataObject): number | undefined {
 	const until = httpDateMs(value);
 	if (until === undefined) return undefined;
 	return Math.max(0, until - (httpDateMs(headerOf(headers, 'date')) ?? Date.now()));
+}
+
+/** What an answer's rate-limit headers tell: a limit per window (unnamed for some headers), and what is left until when. */
+export interface RateLimitSaid {
+	requests?: number;
+	windowMs?: number;
+	remaining?: number;
+	resetMs?: number;
+}
+
+/** A whole number after `name=` in a structured header (`q=100`, `remaining=5`). */
+function parameter(text: string, name: string): number | undefined {
+	const found = new RegExp(`(?:^|[\\s;,])${name}=(\\d+)(?![\\w.])`).exec(text);
+	return found ? Number(found[1]) : undefined;
+}
+
+function counted(headers: IDataObject, names: string[]): number | undefined {
+	const value = String(names.map((name) => headerOf(headers, name)).find(Boolean) ?? '').trim();
+	return /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** IETF's `RateLimit-Policy` (the slowest) and `RateLimit`, drafts 7 and later, and the older `RateLimit-*` and `X-RateLimit-*`. */
+export function rateLimitOf(headers: IDataObject): RateLimitSaid {
+	const policies = String(headerOf(headers, 'ratelimit-policy') ?? '')
+		.split(',')
+		.map((policy) => ({
+			requests: parameter(policy, 'q') ?? Number(/^\s*(\d+)\s*;/.exec(policy)?.[1] ?? NaN),
+			seconds: parameter(policy, 'w'),
+		}))
+		.filter(({ requests, seconds }) => requests > 0 && seconds !== undefined && seconds > 0)
+		.sort((one, other) => one.requests / one.seconds! - other.requests / other.seconds!);
+	const state = String(headerOf(headers, 'ratelimit') ?? '');
+	const remaining =
+		parameter(state, 'r') ??
+		parameter(state, 'remaining') ??
+		counted(headers, ['ratelimit-remaining', 'x-ratelimit-remaining']);
+	let reset =
+		parameter(state, 't') ??
+		parameter(state, 'reset') ??
+		counted(headers, ['ratelimit-reset', 'x-ratelimit-reset']);
+	if (reset !== undefined && reset > 1e9)
+		reset = Math.max(0, reset - (httpDateMs(headerOf(headers, 'date')) ?? Date.now()) / 1000);
+	const [slowest] = policies;
+	const limit =
+		parameter(state, 'limit') ?? counted(headers, ['ratelimit-limit', 'x-ratelimit-limit']);
+	return {
+		...(slowest
+			? { requests: slowest.requests, windowMs: slowest.seconds! * 1000 }
+			: limit !== undefined && { requests: limit }),
+		...(remaining !== undefined && { remaining }),
+		...(reset !== undefined && { resetMs: reset * 1000 }),
+	};
 }

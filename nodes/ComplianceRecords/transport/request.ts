@@ -148,6 +148,7 @@ export async function serviceRequest(
 			alreadyRead(node, credentialType, credentials),
 		)) as IN8nHttpFullResponse;
 		throwErrorStatus(response);
+		request.pacing?.pacer?.heard((response.headers ?? {}) as IDataObject);
 		return response;
 	};
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
