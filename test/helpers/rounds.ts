@@ -79,7 +79,7 @@ export async function runInRounds(
 		nodes: [rounds, node],
 		connections,
 		active: false,
-		nodeTypes: new TestNodeTypes([new ComplianceRecords(), new Rounds()]),
+		nodeTypes: new TestNodeTypes([options.nodeType ?? new ComplianceRecords(), new Rounds()]),
 		staticData: {},
 		settings: { executionOrder: 'v1' },
 	});
