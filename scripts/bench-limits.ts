@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console --
    development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * The Compliance Records node behind a real service's limits, in n8n-core's engine (test/helpers
@@ -14,7 +14,7 @@
  *    burst of a second's worth, one of a quarter second's worth, and as a sliding window of one
  *    second: a Create of 300 and of 1,000 clients at round-trip times of 0 and 50 ms, by this
  *    node and by the node as it was before its pacer learned any limiter's shape (commit
- *    BASELINE, taken from git into test-artifacts/), side by side: time, share of the limit (the
+ *    BASELINE, taken from git into a temporary directory), side by side: time, share of the limit (the
  *    time the limit needs for the run, its burst or window taken at once, over the time taken),
  *    and requests answered 429.
  * 3. The same Create of 300, 50 ms away, behind limits that tell themselves in RateLimit headers.
@@ -28,7 +28,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -203,17 +204,22 @@ const createClients = {
 };
 
 /** The node at BASELINE, taken from git into a directory of its own; its packages are this checkout's. */
-function baselineNode(): INodeType {
-	const dir = path.join(__dirname, '..', 'test-artifacts', 'bench-limits', BASELINE);
-	if (!existsSync(dir)) {
-		mkdirSync(dir, { recursive: true });
+let baseline: Promise<INodeType> | undefined;
+function baselineNode(): Promise<INodeType> {
+	baseline ??= (async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), `bench-limits-${BASELINE}-`));
+		process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 		const archive = execFileSync('git', ['archive', BASELINE, 'nodes', 'shared', 'credentials']);
 		execFileSync('tar', ['-x', '-C', dir], { input: archive });
-	}
-	const loaded = require(path.join(dir, 'nodes/ComplianceRecords/ComplianceRecords.node.ts')) as {
-		ComplianceRecords: new () => INodeType;
-	};
-	return new loaded.ComplianceRecords();
+		symlinkSync(path.resolve(__dirname, '..', 'node_modules'), path.join(dir, 'node_modules'));
+		const loaded = (await import(
+			path.join(dir, 'nodes/ComplianceRecords/ComplianceRecords.node.ts')
+		)) as {
+			ComplianceRecords: new () => INodeType;
+		};
+		return new loaded.ComplianceRecords();
+	})();
+	return baseline;
 }
 
 /** The Compliance Records node, this one or the baseline's, creating a client per input item. */
@@ -456,7 +462,7 @@ async function limitedCreate(
 
 /** Table 2: Create behind each limiter, by this node and the baseline's, side by side. */
 async function rateLimitTable(): Promise<string> {
-	const senders = [nodeSender(`node at ${BASELINE}`, baselineNode()), SENDERS.node];
+	const senders = [nodeSender(`node at ${BASELINE}`, await baselineNode()), SENDERS.node];
 	const rows: string[][] = [];
 	for (const rttMs of PLAN.limitedRttsMs) {
 		await withEndpoint(0, { rttMs }, async (endpoint) => {
@@ -501,7 +507,7 @@ async function rateLimitTable(): Promise<string> {
 
 /** Table 2b: the same behind limits that tell themselves in RateLimit-Policy and RateLimit headers. */
 async function toldLimitTable(): Promise<string> {
-	const senders = [nodeSender(`node at ${BASELINE}`, baselineNode()), SENDERS.node];
+	const senders = [nodeSender(`node at ${BASELINE}`, await baselineNode()), SENDERS.node];
 	const [clients] = PLAN.limitedCreates;
 	const rttMs = PLAN.limitedRttsMs.at(-1) as number;
 	const rows: string[][] = [];
@@ -536,7 +542,7 @@ async function toldLimitTable(): Promise<string> {
 /** Table 2c: 100 creates behind 10 a second (burst 20), fresh and after one create 9.5 s earlier in the same execution. */
 async function idleTable(): Promise<string> {
 	const nodes = [
-		{ name: `node at ${BASELINE}`, nodeType: baselineNode() },
+		{ name: `node at ${BASELINE}`, nodeType: await baselineNode() },
 		{ name: 'now', nodeType: new ComplianceRecords() },
 	];
 	const rows: string[][] = [];
