@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { ApiKeyOptions } from './auth';
+import type { ApiKeyOptions, TokenFaultOptions } from './auth';
 import type { ClockSetting } from './clock';
 import type { ErrorAnswer, ErrorFormat } from './errorFormat';
 import type { LimitSettings, Traffic } from './limits';
@@ -256,6 +256,9 @@ export interface SandboxControls {
 	revokeApiKey(key: string): void;
 	/** What the web app does when the user removes the OAuth2 app's access: refresh tokens are refused. */
 	revokeOAuthGrants(): void;
+	/** What the token endpoint answers the next renewals instead of a token (auth.ts). */
+	injectTokenFaults(options: TokenFaultOptions): void;
+	clearTokenFaults(): void;
 	setClock(setting: ClockSetting): void;
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
@@ -346,6 +349,12 @@ export async function handleControl(
 				return respond(204);
 			case 'POST /oauth2/revoke-grants':
 				target.revokeOAuthGrants();
+				return respond(204);
+			case 'POST /oauth2/faults':
+				target.injectTokenFaults(body() as unknown as TokenFaultOptions);
+				return respond(204);
+			case 'DELETE /oauth2/faults':
+				target.clearTokenFaults();
 				return respond(204);
 			case 'POST /limits':
 				target.setLimits(body() as LimitSettings);

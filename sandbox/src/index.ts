@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 
 import { Api } from './api';
-import type { ApiKeyOptions } from './auth';
+import type { ApiKeyOptions, TokenFaultOptions } from './auth';
 import { ApiKeys, Authenticator, AuthorizationServer, Jwt } from './auth';
 import type { ClockSetting } from './clock';
 import { Clock } from './clock';
@@ -47,6 +47,7 @@ export type {
 	RateLimitShape,
 	RiskLevel,
 	SandboxControls,
+	TokenFaultOptions,
 	Traffic,
 };
 export { ERROR_FORMATS } from './errorFormat';
@@ -176,6 +177,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		revokeApiKey: (key) => keys.revoke(key),
 		expireCursors: () => cursors.expireAll(),
 		revokeOAuthGrants: () => authorization.revokeGrants(),
+		injectTokenFaults: (fault) => authorization.injectTokenFaults(fault),
+		clearTokenFaults: () => authorization.clearTokenFaults(),
 		setLimits: (settings) => limits.set(settings),
 		traffic: () => limits.traffic(),
 		resetTraffic: () => limits.resetTraffic(),
@@ -250,6 +253,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		revokeApiKey: controls.revokeApiKey,
 		expireCursors: controls.expireCursors,
 		revokeOAuthGrants: controls.revokeOAuthGrants,
+		injectTokenFaults: controls.injectTokenFaults,
+		clearTokenFaults: controls.clearTokenFaults,
 		setLimits: controls.setLimits,
 		traffic: controls.traffic,
 		resetTraffic: controls.resetTraffic,

@@ -82,6 +82,7 @@ export async function operationError(
 		authentication,
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
+		tokenUrl: credentials.accessTokenUrl,
 		timeoutMs: timeoutOf(context),
 		timeoutAdvice: TIMEOUT_ADVICE,
 		wording,

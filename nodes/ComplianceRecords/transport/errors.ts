@@ -9,7 +9,8 @@ import {
 	failureOf,
 	MAY_HAVE_ARRIVED,
 	networkCode,
-	refusedRefresh,
+	type Renewal,
+	renewalFailure,
 	type Sending,
 	type ThrownError,
 	UNREACHABLE,
@@ -61,6 +62,8 @@ export interface ErrorContext {
 	timeoutMs?: number;
 	/** What to do about a timeout where the user can set one (the action node's settings). */
 	timeoutAdvice?: string;
+	/** The OAuth2 credential's token URL: a failure there is a renewal's, not the service's. */
+	tokenUrl?: unknown;
 }
 
 const HIDDEN = '**hidden**';
@@ -253,6 +256,46 @@ function apiError(
 	return error;
 }
 
+/** A failed OAuth2 renewal: only a dead credential asks to reconnect; a brief refusal or a limit, to wait. */
+function explainRenewal(
+	{ code, cause, waitMs, words }: Renewal,
+	context: ErrorContext,
+	sending?: Sending,
+): Explanation {
+	const named = code && !words.includes(code) ? `${words} (${code})` : words;
+	const said = `The authorization server said: ${asSentence(redact(shortened(named), context.secrets))}`;
+	const tries = sending && triesTold(sending);
+	const failure = failureOf(cause, waitMs);
+	const advice = (...parts: Array<string | undefined>) => parts.filter(Boolean).join(' ');
+	switch (cause) {
+		case 'credential-invalid':
+			return {
+				message: 'The service refused the OAuth2 connection',
+				advice: advice(said, OAUTH2_RECONNECT),
+				failure,
+			};
+		case 'temporarily-unavailable':
+			return {
+				message: 'The authorization server could not renew access',
+				advice: advice(said, tries, `It is unavailable for a moment. ${RETRY_LATER}`),
+				failure,
+			};
+		case 'rate-limited':
+			return {
+				message: 'The authorization server is receiving too many requests',
+				advice: advice(said, tries, rateLimitAdvice(waitMs, sending)),
+				failure,
+			};
+	}
+	return {
+		message: 'The authorization server refused to renew access',
+		advice: advice(
+			said,
+			"Open the 'Compliance Records OAuth2 API' credential, check its 'Authorization Server URL', and reconnect it.",
+		),
+	};
+}
+
 function explainNetwork(code: string, context: ErrorContext): Explanation | undefined {
 	const check =
 		"Check the credential's 'Base URL' and that the service is up, then run the node again.";
@@ -301,22 +344,13 @@ export function requestError(
 	context: ErrorContext,
 ): ExecutionBaseError {
 	const { cause, sending } = unwrapped(error);
+	const renewal =
+		context.authentication === 'oAuth2'
+			? renewalFailure(cause as ThrownError, context.tokenUrl)
+			: undefined;
+	if (renewal) return apiError(node, explainRenewal(renewal, context, sending), context);
 	const answer = answerIn(cause);
 	if (answer) return answerError(node, answer, context, sending);
-	const thrown = cause as ThrownError;
-	if (context.authentication === 'oAuth2' && refusedRefresh(thrown)) {
-		const said = redact(String(thrown.message), context.secrets);
-		const advice = `The authorization server said: ${asSentence(said)} ${OAUTH2_RECONNECT}`;
-		return apiError(
-			node,
-			{
-				message: 'The service refused the OAuth2 connection',
-				advice,
-				failure: { cause: 'credential-invalid' },
-			},
-			context,
-		);
-	}
 	const code = networkCode(cause);
 	const network = code === undefined ? undefined : explainNetwork(code, context);
 	if (network) {

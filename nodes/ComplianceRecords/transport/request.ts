@@ -161,6 +161,7 @@ export async function serviceRequest(
 			record: request.record,
 			itemIndex: request.itemIndex,
 			secrets: credentialSecrets(credentials),
+			tokenUrl: credentials.accessTokenUrl,
 			timeoutMs: timeout,
 		};
 		throw requestError(node, error, context);
