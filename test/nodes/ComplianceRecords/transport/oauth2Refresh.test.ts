@@ -49,6 +49,15 @@ function tokensAndStatuses(store: CredentialStore, expiredToken: string) {
 		});
 }
 
+const createClient: INodeParameters = {
+	resource: 'client',
+	operation: 'create',
+	status: 'PROSPECT',
+	entityType: 'individual',
+	firstName: 'Ada',
+	lastName: 'Lovelace',
+};
+
 const oAuth2 = (parameters: INodeParameters): INodeParameters => ({
 	authentication: 'oAuth2',
 	...parameters,
@@ -319,17 +328,7 @@ describe('A renewal the authorization server refuses or cannot serve: only a dea
 		const { store } = await expiredConnection();
 		sandbox().injectTokenFaults({ count: 1, drop: true });
 
-		const run = await runNode({
-			credentials: store,
-			parameters: oAuth2({
-				resource: 'client',
-				operation: 'create',
-				status: 'PROSPECT',
-				entityType: 'individual',
-				firstName: 'Ada',
-				lastName: 'Lovelace',
-			}),
-		});
+		const run = await runNode({ credentials: store, parameters: oAuth2(createClient) });
 
 		expect(run.error?.message).toBe('The authorization server could not renew access [item 0]');
 		expect(run.error?.description).toMatch(
@@ -380,15 +379,7 @@ describe('Other errors of the service, through OAuth2, say what the service said
 	it('400 on Client → Create', async () => {
 		const run = await runNode({
 			credentials: await connected(),
-			parameters: oAuth2({
-				resource: 'client',
-				operation: 'create',
-				status: 'PROSPECT',
-				entityType: 'individual',
-				firstName: 'Ada',
-				lastName: 'Lovelace',
-				additionalFields: { partnerId: 'no-such-partner' },
-			}),
+			parameters: oAuth2({ ...createClient, additionalFields: { partnerId: 'no-such-partner' } }),
 		});
 
 		expect(sandbox().requests()).toHaveLength(1);
