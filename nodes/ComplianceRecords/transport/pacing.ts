@@ -283,7 +283,9 @@ export class Pacer {
 		if (this.shape !== 'unknown' || this.measured) return;
 		const windowMs = this.countedOver || Math.max(HOLD_MS, cycle.waitMs);
 		const count = this.held.filter((at) => at > from - windowMs).length;
-		if (this.countedOver && Math.abs(count - this.counted) <= Math.max(1, 0.1 * this.counted)) {
+		// A count of one or two a window says as much of a slow token bucket.
+		const same = Math.abs(count - this.counted) <= Math.max(1, 0.1 * this.counted);
+		if (this.countedOver && same && count >= 3) {
 			this.shape = 'window';
 			this.windowCount = Math.min(count, this.counted);
 			this.windowMs = windowMs;
