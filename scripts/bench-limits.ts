@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console --
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console --
    development tooling: runs in Node, not in n8n; prints what it measures */
 /**
  * The Compliance Records node behind a real service's limits, in n8n-core's engine (test/helpers
@@ -10,23 +10,31 @@
  *    pacer (transport/pacing.ts) for several N; and the node. Time, creates a second, the most
  *    requests in flight at once (counted in this process on Node's HTTP client diagnostics
  *    channels: from a request's start to its answer's end, or its failure), connections.
- * 2. Behind rate limits of 10, 40 and 100 requests a second (a burst of a second's worth): a
- *    Create of 1,000 clients and a Return All of 20,000, by the node, and the Create by the
- *    floor (what n8n's routing does on a 429: the run fails). Requests accepted and refused,
- *    time, the rate achieved (accepted a second, and that as a share of the limit), and the
- *    share of what the service would accept in that time: its burst, plus its rate for the time
- *    taken.
- * 3. Return All of 100,000 clients behind 100 requests a minute.
+ * 2. Behind a rate limit of 10, 40 and 100 requests a second, kept as a token bucket with a
+ *    burst of a second's worth, one of a quarter second's worth, and as a sliding window of one
+ *    second: a Create of 300 and of 1,000 clients at round-trip times of 0 and 50 ms, by this
+ *    node and by the node as it was before its pacer learned any limiter's shape (commit
+ *    BASELINE, taken from git into a temporary directory), side by side: time, share of the limit (the
+ *    time the limit needs for the run, its burst or window taken at once, over the time taken),
+ *    and requests answered 429.
+ * 3. The same Create of 300, 50 ms away, behind limits that tell themselves in RateLimit headers.
+ * 4. 100 creates behind 10 a second (burst 20), fresh and after one create 9.5 s earlier in the
+ *    same execution (the node run twice, as in Loop Over Items).
+ * 5. Return All of 100,000 clients behind 100 requests a minute.
  * Every Create is checked: each client created exactly once. docs/benchmarks.md quotes the tables.
  *
- * Run: npm run bench:limits [-- --quick] [-- --table 2] (--quick: fewer clients and settings, about
- * a minute; --table: that table alone).
+ * Run: npm run bench:limits [-- --quick] [-- --table 2] (--quick: fewer clients and settings, a few
+ * minutes; --table: that table alone).
  */
+import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
-import type { LoggedRequest, Traffic } from 'compliance-records-sandbox';
+import type { LoggedRequest, RateLimit, Traffic } from 'compliance-records-sandbox';
 import type {
 	DeclarativeRestApiSettings,
 	IExecutePaginationFunctions,
@@ -37,7 +45,13 @@ import type {
 
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
 import { MAX_IN_FLIGHT, Pacer, sendWithRetries } from '../nodes/ComplianceRecords/transport/pacing';
-import { CredentialStore, runNode, type NodeRun, TestNodeTypes } from '../test/helpers';
+import {
+	CredentialStore,
+	runInRounds,
+	runNode,
+	type NodeRun,
+	TestNodeTypes,
+} from '../test/helpers';
 import {
 	control,
 	type Endpoint,
@@ -62,20 +76,23 @@ const PLAN = values.quick
 			creates: 300,
 			rttsMs: [0, 20],
 			inFlight: [8, 32],
+			limitedCreates: [300],
 			limits: [40],
-			limitedCreates: 300,
-			limitedFirm: 5_000,
+			limitedRttsMs: [50],
 			slowFirm: { clients: 2_000, requests: 60, perSeconds: 60, burst: 5 },
 		}
 	: {
 			creates: 2_000,
 			rttsMs: [0, 20, 50],
 			inFlight: [4, 8, 16, 32, 64],
+			limitedCreates: [300, 1_000],
 			limits: [10, 40, 100],
-			limitedCreates: 1_000,
-			limitedFirm: 20_000,
+			limitedRttsMs: [0, 50],
 			slowFirm: { clients: 100_000, requests: 100, perSeconds: 60, burst: 100 },
 		};
+
+/** The node whose pacer table 2 compares with: before its pacer learned any limiter's shape. */
+const BASELINE = 'c8a04bc';
 
 // ---- What sends ----
 
@@ -178,6 +195,49 @@ type Sender = {
 };
 
 const names = { firstName: '={{ $json.firstName }}', lastName: '={{ $json.lastName }}' };
+const createClients = {
+	resource: 'client',
+	operation: 'create',
+	status: 'PROSPECT',
+	entityType: 'individual',
+	...names,
+};
+
+/** The node at BASELINE, taken from git into a directory of its own; its packages are this checkout's. */
+let baseline: Promise<INodeType> | undefined;
+function baselineNode(): Promise<INodeType> {
+	baseline ??= (async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), `bench-limits-${BASELINE}-`));
+		process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+		const archive = execFileSync('git', ['archive', BASELINE, 'nodes', 'shared', 'credentials']);
+		execFileSync('tar', ['-x', '-C', dir], { input: archive });
+		symlinkSync(path.resolve(__dirname, '..', 'node_modules'), path.join(dir, 'node_modules'));
+		const loaded = (await import(
+			path.join(dir, 'nodes/ComplianceRecords/ComplianceRecords.node.ts')
+		)) as {
+			ComplianceRecords: new () => INodeType;
+		};
+		return new loaded.ComplianceRecords();
+	})();
+	return baseline;
+}
+
+/** The Compliance Records node, this one or the baseline's, creating a client per input item. */
+function nodeSender(name: string, nodeType: INodeType): Sender {
+	const nodeTypes = new TestNodeTypes([nodeType]);
+	return {
+		name,
+		run: (credentials, input) =>
+			runNode({
+				credentials,
+				input,
+				nodeType,
+				nodeTypes,
+				typeVersion: newestVersion,
+				parameters: createClients,
+			}),
+	};
+}
 
 const SENDERS = {
 	floor: {
@@ -202,22 +262,7 @@ const SENDERS = {
 				parameters: { operation: 'create', inFlight, ...names },
 			}),
 	}),
-	node: {
-		name: `node (at most ${MAX_IN_FLIGHT} in flight)`,
-		run: (credentials, input) =>
-			runNode({
-				credentials,
-				input,
-				typeVersion: newestVersion,
-				parameters: {
-					resource: 'client',
-					operation: 'create',
-					status: 'PROSPECT',
-					entityType: 'individual',
-					...names,
-				},
-			}),
-	},
+	node: nodeSender(`node (at most ${MAX_IN_FLIGHT} in flight)`, new ComplianceRecords()),
 } satisfies Record<string, Sender | ((inFlight: number) => Sender)>;
 
 // ---- Measuring ----
@@ -370,93 +415,187 @@ async function inFlightTable(certificate: CertificateFiles): Promise<string> {
 	].join('\n');
 }
 
-/** A row of table 2: what a run achieved against the limit. */
-function limitedRow(
+/** The limiters of table 2, for a limit a second: as settings, and the requests each accepts at once. */
+const LIMITERS: Array<{
+	name: string;
+	of: (limit: number) => RateLimit;
+	atOnce: (limit: number) => number;
+}> = [
+	{
+		name: "token bucket, a second's burst",
+		of: (limit) => ({ requests: limit }),
+		atOnce: (limit) => limit,
+	},
+	{
+		name: "token bucket, a quarter second's burst",
+		of: (limit) => ({ requests: limit, burst: limit / 4 }),
+		atOnce: (limit) => limit / 4,
+	},
+	{
+		name: 'sliding window of a second',
+		of: (limit) => ({ requests: limit, shape: 'sliding-window' }),
+		atOnce: (limit) => limit,
+	},
+];
+
+const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
+
+/** A Create behind a fresh limiter: seconds, share of the limit, 429s (and their share of the requests). */
+async function limitedCreate(
+	endpoint: Endpoint,
+	sender: Sender,
+	clients: number,
 	limit: number,
-	operation: string,
-	sender: string,
-	{ ms, traffic, mostInFlight }: Measured,
-	outcome: string,
-): string[] {
-	const accepted = traffic.requests - traffic.refused[429];
-	const capacity = limit + limit * (ms / 1000);
+	limiter: (typeof LIMITERS)[number],
+	headers?: RateLimit['headers'],
+): Promise<string[]> {
+	await control(endpoint, 'POST', '/limits', { rateLimit: { ...limiter.of(limit), headers } });
+	const { ms, traffic } = await create(endpoint, sender, clients);
+	const limitMs = (Math.max(0, clients - limiter.atOnce(limit)) / limit) * 1000;
+	const refused = traffic.refused[429];
 	return [
-		String(limit),
-		operation,
-		sender,
-		outcome,
-		count(accepted),
-		count(traffic.refused[429]),
-		String(mostInFlight),
 		seconds(ms),
-		(accepted / (ms / 1000)).toFixed(1),
-		`${((accepted / (ms / 1000) / limit) * 100).toFixed(0)}%`,
-		`${((accepted / capacity) * 100).toFixed(0)}%`,
+		percent(limitMs / ms),
+		`${count(refused)} (${percent(refused / traffic.requests)})`,
 	];
 }
 
-/** Table 2: behind rate limits, the node's Create and Return All, and the floor's Create. */
+/** Table 2: Create behind each limiter, by this node and the baseline's, side by side. */
 async function rateLimitTable(): Promise<string> {
+	const senders = [nodeSender(`node at ${BASELINE}`, await baselineNode()), SENDERS.node];
 	const rows: string[][] = [];
-	for (const limit of PLAN.limits) {
-		await withEndpoint(PLAN.limitedFirm, { rttMs: 0 }, async (endpoint) => {
-			await returnAll(endpoint, PLAN.limitedFirm); // warm-up, unlimited
-			const limited = async () =>
-				await control(endpoint, 'POST', '/limits', { rateLimit: { requests: limit } }); // a full bucket
-			await limited();
-			const read = await returnAll(endpoint, PLAN.limitedFirm);
-			rows.push(
-				limitedRow(
-					limit,
-					`Return All of ${count(PLAN.limitedFirm)}`,
-					'node',
-					read,
-					`${count(read.run.json.length)} read`,
-				),
-			);
-			await limited();
-			const created = await create(endpoint, SENDERS.node, PLAN.limitedCreates);
-			rows.push(
-				limitedRow(
-					limit,
-					`Create of ${count(PLAN.limitedCreates)}`,
-					'node',
-					created,
-					`${count(created.created)} created`,
-				),
-			);
-			await limited();
-			const floor = await create(endpoint, SENDERS.floor, PLAN.limitedCreates, true);
-			rows.push(
-				limitedRow(
-					limit,
-					`Create of ${count(PLAN.limitedCreates)}`,
-					'floor',
-					floor,
-					`fails: ${count(floor.created)} created`,
-				),
-			);
+	for (const rttMs of PLAN.limitedRttsMs) {
+		await withEndpoint(0, { rttMs }, async (endpoint) => {
+			for (const sender of senders) await create(endpoint, sender, 20); // warm-up, unlimited
+			for (const clients of PLAN.limitedCreates)
+				for (const limit of PLAN.limits)
+					for (const limiter of LIMITERS) {
+						const cells = [];
+						for (const sender of senders)
+							cells.push(...(await limitedCreate(endpoint, sender, clients, limit, limiter)));
+						rows.push([count(clients), String(limit), limiter.name, String(rttMs), ...cells]);
+					}
 		});
 	}
+	const columns = ['seconds', '÷ limit', '429s'];
 	return [
-		'Behind a rate limit (burst: a second of it), plain HTTP, no added latency',
+		`Client > Create behind a rate limit, plain HTTP: the node at ${BASELINE} and this node`,
+		'',
+		table(
+			[
+				'creates',
+				'limit/s',
+				'limiter',
+				'RTT ms',
+				...columns.map((column) => `${BASELINE}: ${column}`),
+				...columns.map((column) => `now: ${column}`),
+			],
+			rows.sort((one, other) => {
+				const key = (row: string[]) => [
+					Number(row[0].replace(',', '')),
+					Number(row[1]),
+					LIMITERS.findIndex((limiter) => limiter.name === row[2]),
+					Number(row[3]),
+				];
+				const [mine, theirs] = [key(one), key(other)];
+				return mine.map((value, index) => value - theirs[index]).find(Boolean) ?? 0;
+			}),
+			[2],
+		),
+	].join('\n');
+}
+
+/** Table 2b: the same behind limits that tell themselves in RateLimit-Policy and RateLimit headers. */
+async function toldLimitTable(): Promise<string> {
+	const senders = [nodeSender(`node at ${BASELINE}`, await baselineNode()), SENDERS.node];
+	const [clients] = PLAN.limitedCreates;
+	const rttMs = PLAN.limitedRttsMs.at(-1) as number;
+	const rows: string[][] = [];
+	await withEndpoint(0, { rttMs }, async (endpoint) => {
+		for (const limit of PLAN.limits)
+			for (const limiter of LIMITERS) {
+				const cells = [];
+				for (const sender of senders)
+					cells.push(
+						...(await limitedCreate(endpoint, sender, clients, limit, limiter, 'ratelimit')),
+					);
+				rows.push([String(limit), limiter.name, ...cells]);
+			}
+	});
+	const columns = ['seconds', '÷ limit', '429s'];
+	return [
+		`Client > Create of ${count(clients)} behind a rate limit told in RateLimit headers, ${rttMs} ms away`,
 		'',
 		table(
 			[
 				'limit/s',
-				'operation',
-				'sender',
-				'outcome',
-				'accepted',
-				'429s',
-				'most in flight',
-				'seconds',
-				'accepted/s',
-				'÷ limit',
-				'share of capacity',
+				'limiter',
+				...columns.map((column) => `${BASELINE}: ${column}`),
+				...columns.map((column) => `now: ${column}`),
 			],
 			rows,
-			[1, 2, 3],
+			[1],
+		),
+	].join('\n');
+}
+
+/** Table 2c: 100 creates behind 10 a second (burst 20), fresh and after one create 9.5 s earlier in the same execution. */
+async function idleTable(): Promise<string> {
+	const nodes = [
+		{ name: `node at ${BASELINE}`, nodeType: await baselineNode() },
+		{ name: 'now', nodeType: new ComplianceRecords() },
+	];
+	const rows: string[][] = [];
+	await withEndpoint(0, { rttMs: 0 }, async (endpoint) => {
+		const credentials = new CredentialStore({
+			complianceRecordsApi: { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+		});
+		const rateLimit = { requests: 10, burst: 20 };
+		for (const { name, nodeType } of nodes) {
+			const sender = nodeSender(name, nodeType);
+			await control(endpoint, 'POST', '/limits', { rateLimit });
+			const fresh = await create(endpoint, sender, 100);
+			await control(endpoint, 'POST', '/limits', { rateLimit });
+			await control(endpoint, 'DELETE', '/requests');
+			batch++;
+			const clients = (size: number, round: number) =>
+				Array.from({ length: size }, (_, index) => ({
+					firstName: 'Bench',
+					lastName: `Batch ${batch} round ${round} client ${index}`,
+				}));
+			const rounds = await runInRounds({
+				credentials,
+				nodeType,
+				nodeTypes: new TestNodeTypes([nodeType]),
+				typeVersion: newestVersion,
+				parameters: createClients,
+				batches: [clients(1, 1), clients(100, 2)],
+				pauseMs: 9_500,
+			});
+			if (rounds.some((round) => round.error)) throw new Error(`${name}: a round failed`);
+			const second = (await control<LoggedRequest[]>(endpoint, 'GET', '/requests')).filter(
+				(request) =>
+					(request.body as { entity: { lastName: string } }).entity.lastName.includes('round 2'),
+			);
+			const ms =
+				Math.max(...second.map((request) => request.answeredAt as number)) - second[0].receivedAt;
+			const refused = second.filter((request) => request.status === 429).length;
+			rows.push([
+				name,
+				seconds(fresh.ms),
+				count(fresh.traffic.refused[429]),
+				seconds(ms),
+				count(refused),
+			]);
+		}
+	});
+	return [
+		'Client > Create of 100 behind 10 a second (burst 20): fresh, and after one create 9.5 s earlier in the same execution',
+		'',
+		table(
+			['node', 'fresh: seconds', 'fresh: 429s', 'after the silence: seconds', 'after: 429s'],
+			rows,
+			[0],
 		),
 	].join('\n');
 }
@@ -497,7 +636,13 @@ async function main() {
 		);
 	}
 	const started = performance.now();
-	const tables = [() => inFlightTable(certificate), rateLimitTable, slowLimitTable];
+	const tables = [
+		() => inFlightTable(certificate),
+		rateLimitTable,
+		toldLimitTable,
+		idleTable,
+		slowLimitTable,
+	];
 	for (const [index, print] of tables.entries()) {
 		if (values.table === undefined || values.table === String(index + 1))
 			console.log(`${await print()}\n`);

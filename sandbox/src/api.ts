@@ -125,7 +125,8 @@ export class Api {
 		try {
 			const raw = await readBody(req);
 			entry.body = tryParseJson(raw);
-			const refusal = await this.limits.judge(this.closing);
+			const { refusal, headers } = await this.limits.judge(this.closing);
+			for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 			if (refusal) {
 				answerError(refusal);
 				return;

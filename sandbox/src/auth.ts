@@ -255,6 +255,34 @@ interface Grant {
 	scope: string;
 }
 
+/**
+ * What the token endpoint answers the next renewals (`grant_type=refresh_token`) instead of a
+ * token: a brief refusal or a dead credential, as authorization servers answer them.
+ */
+export interface TokenFaultOptions {
+	/** How many renewals it answers. */
+	count: number;
+	/** The OAuth error code answered (`{ error, error_description }`); none: a gateway's answer, not OAuth's. */
+	error?: string;
+	/** The status: by default 401 for invalid_client, 500 for server_error, 503 for temporarily_unavailable or no error, else 400. */
+	status?: number;
+	/** Sent as Retry-After. */
+	retryAfterSeconds?: number;
+	/** Read the request, then close the connection without an answer (no error or status). */
+	drop?: boolean;
+	/** Only renewals of the grant that issued this access token. */
+	accessToken?: string;
+}
+
+const TOKEN_FAULT_STATUS: Record<string, number> = {
+	invalid_client: 401,
+	server_error: 500,
+	temporarily_unavailable: 503,
+};
+
+/** What a status written by the handler means when the connection was closed without one. */
+const DROPPED = 0;
+
 /** Authorization codes live one minute (service clock) and are redeemed at most once. */
 const CODE_TTL_MS = 60_000;
 
@@ -278,6 +306,11 @@ export class AuthorizationServer {
 	private readonly refreshTokens = new Map<string, Grant>();
 	private readonly revokedRefreshTokens = new Set<string>();
 
+	/** The refresh token each access token was issued with: a token fault's grant. */
+	private readonly grantOfAccessToken = new Map<string, string>();
+
+	private tokenFaults: Array<TokenFaultOptions & { remaining: number }> = [];
+
 	constructor(
 		private readonly options: AuthorizationServerOptions,
 		private readonly jwt: Jwt,
@@ -299,11 +332,15 @@ export class AuthorizationServer {
 					return this.json(res, 200, this.jwt.jwks());
 				case 'GET /oauth2/authorize':
 					return this.authorize(url.searchParams, res);
-				case 'POST /oauth2/token':
-					return this.json(res, 200, this.token(req, await readBody(req)), {
+				case 'POST /oauth2/token': {
+					const raw = await readBody(req);
+					const fault = this.tokenFault(req, raw);
+					if (fault) return this.answerFault(res, fault);
+					return this.json(res, 200, this.token(req, raw), {
 						'cache-control': 'no-store',
 						pragma: 'no-cache',
 					});
+				}
 				default:
 					return this.json(res, 404, { message: `No route ${route} on the authorization server` });
 			}
@@ -534,6 +571,72 @@ export class AuthorizationServer {
 		return this.tokens(clientId, stored.scope, refreshToken, stored.nonce);
 	}
 
+	injectTokenFaults(options: TokenFaultOptions): void {
+		const { count, error, status, retryAfterSeconds, drop, accessToken } = options;
+		if (!Number.isInteger(count) || count < 1)
+			throw new RangeError('count must be a whole number of renewals, at least 1');
+		if (error !== undefined && !/^[\x20-\x7e]+$/.test(String(error)))
+			throw new RangeError('error must be an OAuth error code');
+		if (status !== undefined && !(Number.isInteger(status) && status >= 400 && status <= 599))
+			throw new RangeError('status must be from 400 to 599');
+		if (
+			retryAfterSeconds !== undefined &&
+			!(Number.isInteger(retryAfterSeconds) && retryAfterSeconds >= 0)
+		)
+			throw new RangeError('retryAfterSeconds must be a whole number, 0 or more');
+		if (
+			drop !== undefined &&
+			(typeof drop !== 'boolean' || (drop && (error ?? status) !== undefined))
+		)
+			throw new RangeError(
+				'drop must be true or false, and drop answers nothing: no error or status',
+			);
+		if (accessToken !== undefined && !this.grantOfAccessToken.has(accessToken))
+			throw new RangeError('accessToken must be an access token this server issued');
+		this.tokenFaults.push({ ...options, remaining: count });
+	}
+
+	clearTokenFaults(): void {
+		this.tokenFaults = [];
+	}
+
+	private tokenFault(req: IncomingMessage, raw: Buffer): TokenFaultOptions | undefined {
+		if (this.tokenFaults.length === 0) return undefined;
+		let params: Record<string, string>;
+		try {
+			params = tokenParams(req, raw);
+		} catch {
+			return undefined;
+		}
+		if (params.grant_type !== 'refresh_token') return undefined;
+		const fault = this.tokenFaults.find(
+			(candidate) =>
+				candidate.accessToken === undefined ||
+				this.grantOfAccessToken.get(candidate.accessToken) === params.refresh_token,
+		);
+		if (fault && --fault.remaining === 0)
+			this.tokenFaults.splice(this.tokenFaults.indexOf(fault), 1);
+		return fault;
+	}
+
+	private answerFault(res: ServerResponse, fault: TokenFaultOptions): number {
+		if (fault.drop) {
+			res.socket?.destroy();
+			return DROPPED;
+		}
+		const status = fault.status ?? (fault.error ? (TOKEN_FAULT_STATUS[fault.error] ?? 400) : 503);
+		const body = fault.error
+			? {
+					error: fault.error,
+					error_description: `The authorization server refused the renewal (${fault.error}, a fault injected by the sandbox)`,
+				}
+			: { message: 'The authorization server is unavailable (a fault injected by the sandbox)' };
+		const headers: Record<string, string> = { 'cache-control': 'no-store' };
+		if (fault.retryAfterSeconds !== undefined)
+			headers['retry-after'] = String(fault.retryAfterSeconds);
+		return this.json(res, status, body, headers);
+	}
+
 	/**
 	 * What the demo user does in the service's web app by removing the app's access: every refresh
 	 * token issued so far is refused from now on. Access tokens already issued stay valid until
@@ -593,6 +696,7 @@ export class AuthorizationServer {
 					...(nonce === undefined ? {} : { nonce }),
 				})
 			: undefined;
+		this.grantOfAccessToken.set(accessToken, refreshToken);
 		return {
 			access_token: accessToken,
 			token_type: 'Bearer',

@@ -7,8 +7,14 @@
  */
 import { parseArgs } from 'node:util';
 
-import type { ErrorFormat, LimitSettings } from './index';
-import { COMPANY_REGISTRY, ERROR_FORMATS, startSandbox } from './index';
+import type { ErrorFormat, LimitSettings, RateLimitHeaders, RateLimitShape } from './index';
+import {
+	COMPANY_REGISTRY,
+	ERROR_FORMATS,
+	RATE_LIMIT_HEADERS,
+	RATE_LIMIT_SHAPES,
+	startSandbox,
+} from './index';
 
 const USAGE = `Usage: compliance-records-sandbox [options]
 
@@ -30,7 +36,10 @@ A local sandbox of the Client Compliance Records Service, with demo data.
                         (default message: { "message": "..." })
   --rate-limit N[/S]    accept N requests a second (or per S seconds, e.g. 100/60),
                         then answer 429 with Retry-After (default none)
-  --burst N             requests accepted at once after a quiet spell (default N above)
+  --burst N             a token bucket's requests accepted at once after a quiet spell
+                        (default N above; 2.5 is a quarter second's worth of 10 a second)
+  --rate-limit-shape S  ${RATE_LIMIT_SHAPES.join(', ')} (default token-bucket)
+  --rate-limit-headers F  tell the limit on every answer: ${RATE_LIMIT_HEADERS.join(', ')}
   --latency MS          milliseconds added before every API answer (default 0)
   --unavailable-rate R  share of API requests (0 to 1) answered 502 or 503 (default 0)
   --quiet               do not log requests
@@ -51,7 +60,7 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 function describeLimits({ rateLimit, latencyMs, unavailableRate }: LimitSettings): string {
 	const parts = [
 		rateLimit &&
-			`${rateLimit.requests} requests per ${rateLimit.perSeconds === 1 ? 'second' : `${rateLimit.perSeconds} seconds`} (burst ${rateLimit.burst ?? rateLimit.requests})`,
+			`${rateLimit.requests} requests per ${rateLimit.perSeconds === 1 ? 'second' : `${rateLimit.perSeconds} seconds`} (${rateLimit.shape === undefined || rateLimit.shape === 'token-bucket' ? `burst ${rateLimit.burst ?? rateLimit.requests}` : rateLimit.shape}${rateLimit.headers ? `, ${rateLimit.headers} headers` : ''})`,
 		latencyMs ? `${latencyMs} ms added to each answer` : undefined,
 		unavailableRate ? `${unavailableRate * 100}% answered 502 or 503` : undefined,
 	].filter(Boolean);
@@ -77,6 +86,8 @@ async function main(): Promise<void> {
 				'error-format': { type: 'string' },
 				'rate-limit': { type: 'string' },
 				burst: { type: 'string' },
+				'rate-limit-shape': { type: 'string' },
+				'rate-limit-headers': { type: 'string' },
 				latency: { type: 'string' },
 				'unavailable-rate': { type: 'string' },
 				quiet: { type: 'boolean' },
@@ -108,7 +119,9 @@ async function main(): Promise<void> {
 		rateLimit: rate && {
 			requests: Number(rate[1]),
 			perSeconds: rate[2] === undefined ? 1 : Number(rate[2]),
-			burst: values.burst === undefined ? undefined : wholeNumber('burst', values.burst, 1),
+			burst: values.burst === undefined ? undefined : Number(values.burst),
+			shape: values['rate-limit-shape'] as RateLimitShape | undefined,
+			headers: values['rate-limit-headers'] as RateLimitHeaders | undefined,
 		},
 		latencyMs: wholeNumber('latency', values.latency, 0),
 		unavailableRate,

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { ApiKeyOptions } from './auth';
+import type { ApiKeyOptions, TokenFaultOptions } from './auth';
 import type { ClockSetting } from './clock';
 import type { ErrorAnswer, ErrorFormat } from './errorFormat';
 import type { LimitSettings, Traffic } from './limits';
@@ -78,6 +78,8 @@ export interface FaultOptions {
 	retryAfterSeconds?: number;
 	/** Retry-After as delay-seconds (default) or as an HTTP date: the service clock's now plus retryAfterSeconds. */
 	retryAfterAs?: 'seconds' | 'date';
+	/** Retry-After exactly as given, any text (`1.5`, `soon`): what a client makes of a malformed one; not with retryAfterSeconds. */
+	retryAfterText?: string;
 	/** Wait this long before answering (with `status`, or normally without). */
 	delayMs?: number;
 	/** Read the request, then never answer it: it stays open until the client gives up or the sandbox closes. */
@@ -119,6 +121,7 @@ export class Faults {
 			status,
 			retryAfterSeconds,
 			retryAfterAs,
+			retryAfterText,
 			delayMs,
 			hang,
 			drop,
@@ -148,6 +151,15 @@ export class Faults {
 		if (retryAfterAs !== undefined && retryAfterAs !== 'seconds' && retryAfterAs !== 'date') {
 			throw new RangeError("retryAfterAs must be 'seconds' or 'date'");
 		}
+		if (
+			retryAfterText !== undefined &&
+			(typeof retryAfterText !== 'string' ||
+				retryAfterSeconds !== undefined ||
+				retryAfterAs !== undefined)
+		)
+			throw new RangeError(
+				'retryAfterText must be text, without retryAfterSeconds or retryAfterAs',
+			);
 		if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/')))
 			throw new RangeError("path must start with '/'");
 		if (
@@ -180,9 +192,20 @@ export class Faults {
 		for (const waiting of matching) if (waiting !== fault && waiting.after > 0) waiting.after--;
 		if (!fault) return undefined;
 		if (--fault.remaining === 0) this.pending.splice(this.pending.indexOf(fault), 1);
-		const retryAfterSeconds = fault.retryAfterSeconds ?? (fault.status === 429 ? 1 : undefined);
-		const { status, retryAfterAs, delayMs, hang, drop, afterHandling } = fault;
-		return { status, retryAfterSeconds, retryAfterAs, delayMs, hang, drop, afterHandling };
+		const retryAfterSeconds =
+			fault.retryAfterSeconds ??
+			(fault.status === 429 && fault.retryAfterText === undefined ? 1 : undefined);
+		const { status, retryAfterAs, retryAfterText, delayMs, hang, drop, afterHandling } = fault;
+		return {
+			status,
+			retryAfterSeconds,
+			retryAfterAs,
+			retryAfterText,
+			delayMs,
+			hang,
+			drop,
+			afterHandling,
+		};
 	}
 
 	/**
@@ -212,7 +235,12 @@ export class Faults {
 		};
 	}
 
-	private retryAfter({ retryAfterSeconds, retryAfterAs }: Fault): Record<string, string> {
+	private retryAfter({
+		retryAfterSeconds,
+		retryAfterAs,
+		retryAfterText,
+	}: Fault): Record<string, string> {
+		if (retryAfterText !== undefined) return { 'retry-after': retryAfterText };
 		if (retryAfterSeconds === undefined) return {};
 		if (retryAfterAs !== 'date') return { 'retry-after': String(retryAfterSeconds) };
 		// Date from the same instant, so that Retry-After minus Date is exactly the delay.
@@ -228,6 +256,9 @@ export interface SandboxControls {
 	revokeApiKey(key: string): void;
 	/** What the web app does when the user removes the OAuth2 app's access: refresh tokens are refused. */
 	revokeOAuthGrants(): void;
+	/** What the token endpoint answers the next renewals instead of a token (auth.ts). */
+	injectTokenFaults(options: TokenFaultOptions): void;
+	clearTokenFaults(): void;
 	setClock(setting: ClockSetting): void;
 	injectFaults(options: FaultOptions): void;
 	clearFaults(): void;
@@ -318,6 +349,12 @@ export async function handleControl(
 				return respond(204);
 			case 'POST /oauth2/revoke-grants':
 				target.revokeOAuthGrants();
+				return respond(204);
+			case 'POST /oauth2/faults':
+				target.injectTokenFaults(body() as unknown as TokenFaultOptions);
+				return respond(204);
+			case 'DELETE /oauth2/faults':
+				target.clearTokenFaults();
 				return respond(204);
 			case 'POST /limits':
 				target.setLimits(body() as LimitSettings);

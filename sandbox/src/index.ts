@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 
 import { Api } from './api';
-import type { ApiKeyOptions } from './auth';
+import type { ApiKeyOptions, TokenFaultOptions } from './auth';
 import { ApiKeys, Authenticator, AuthorizationServer, Jwt } from './auth';
 import type { ClockSetting } from './clock';
 import { Clock } from './clock';
@@ -26,7 +26,7 @@ import {
 	origin,
 	sendJson,
 } from './http';
-import type { LimitSettings, RateLimit, Traffic } from './limits';
+import type { LimitSettings, RateLimit, RateLimitHeaders, RateLimitShape, Traffic } from './limits';
 import { Limits } from './limits';
 import { Cursors } from './paging';
 import { Renderer } from './render';
@@ -43,11 +43,15 @@ export type {
 	LimitSettings,
 	LoggedRequest,
 	RateLimit,
+	RateLimitHeaders,
+	RateLimitShape,
 	RiskLevel,
 	SandboxControls,
+	TokenFaultOptions,
 	Traffic,
 };
 export { ERROR_FORMATS } from './errorFormat';
+export { RATE_LIMIT_HEADERS, RATE_LIMIT_SHAPES } from './limits';
 export { COMPANY_REGISTRY } from './registry';
 
 export const DEMO_API_KEY = 'crs_demo_harwood_finch_4f8e2b1c9a7d6e5f';
@@ -173,6 +177,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		revokeApiKey: (key) => keys.revoke(key),
 		expireCursors: () => cursors.expireAll(),
 		revokeOAuthGrants: () => authorization.revokeGrants(),
+		injectTokenFaults: (fault) => authorization.injectTokenFaults(fault),
+		clearTokenFaults: () => authorization.clearTokenFaults(),
 		setLimits: (settings) => limits.set(settings),
 		traffic: () => limits.traffic(),
 		resetTraffic: () => limits.resetTraffic(),
@@ -247,6 +253,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		revokeApiKey: controls.revokeApiKey,
 		expireCursors: controls.expireCursors,
 		revokeOAuthGrants: controls.revokeOAuthGrants,
+		injectTokenFaults: controls.injectTokenFaults,
+		clearTokenFaults: controls.clearTokenFaults,
 		setLimits: controls.setLimits,
 		traffic: controls.traffic,
 		resetTraffic: controls.resetTraffic,

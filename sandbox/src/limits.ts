@@ -1,9 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 /**
  * A real service's limits, played for every API request (not the control routes): time added to
- * each answer, a rate limit with a burst that answers 429 with Retry-After, gateway errors (502,
- * 503) at a given rate; and what it counted: requests, refusals, the most in flight at once.
- * A refused request changes nothing. Off until set.
+ * each answer, a rate limit (a token bucket, or a sliding or fixed window) that answers 429 with
+ * Retry-After and can tell itself in headers, gateway errors (502, 503) at a given rate; and what
+ * it counted: requests, refusals, the most in flight at once. A refused request changes nothing.
+ * Off until set.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,17 +12,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ErrorAnswer } from './errorFormat';
 import { Random } from './seed';
 
+/** How a rate limit is kept: a token bucket (a burst, then a steady rate), or a count per window, sliding or fixed. */
+export const RATE_LIMIT_SHAPES = ['token-bucket', 'sliding-window', 'fixed-window'] as const;
+export type RateLimitShape = (typeof RATE_LIMIT_SHAPES)[number];
+
+/** Headers that tell a client the limit on every API answer: the IETF draft's `RateLimit-Policy` and `RateLimit`, or `X-RateLimit-*`. */
+export const RATE_LIMIT_HEADERS = ['ratelimit', 'x-ratelimit'] as const;
+export type RateLimitHeaders = (typeof RATE_LIMIT_HEADERS)[number];
+
 export interface RateLimit {
 	/** Requests accepted per `perSeconds`. */
 	requests: number;
 	/** Default 1: `{ requests: 100, perSeconds: 60 }` is 100 requests a minute. */
 	perSeconds?: number;
-	/** Requests accepted at once after a quiet spell (the bucket's size); default `requests`. */
+	/** Default `token-bucket`. */
+	shape?: RateLimitShape;
+	/** A token bucket's size: requests accepted at once after a quiet spell, at least 1; default `requests`. */
 	burst?: number;
+	/** Default none. */
+	headers?: RateLimitHeaders;
 }
 
 export interface LimitSettings {
-	/** A token bucket over every API request; null: none. */
+	/** A rate limit over every API request; null: none. */
 	rateLimit?: RateLimit | null;
 	/** Milliseconds added before every API request is answered (refusals included); 0: none. */
 	latencyMs?: number;
@@ -38,10 +51,140 @@ export interface Traffic {
 	refused: { 429: number; 502: number; 503: number };
 }
 
+/** What a limit says of a request arriving now, and the headers of its answer. */
+export interface Judgement {
+	refusal?: ErrorAnswer;
+	headers: Record<string, string>;
+}
+
 const UNAVAILABLE: Record<502 | 503, string> = {
 	502: 'Bad gateway: the service behind the gateway did not answer (a limit played by the sandbox)',
 	503: 'Service unavailable (a limit played by the sandbox): try again later',
 };
+
+/** A rate limit's state: `take` a place for a request arriving at `now` (ms), or the ms until one is free. */
+interface Limiter {
+	take(now: number): number | undefined;
+	/** Requests it would accept now, and ms until it is whole again (empty windows, a full bucket). */
+	quota(now: number): { remaining: number; resetMs: number };
+}
+
+class TokenBucket implements Limiter {
+	private tokens: number;
+
+	constructor(
+		private readonly perMs: number,
+		private readonly burst: number,
+		private filledAt: number,
+	) {
+		this.tokens = burst;
+	}
+
+	take(now: number): number | undefined {
+		this.refill(now);
+		if (this.tokens < 1) return (1 - this.tokens) / this.perMs;
+		this.tokens -= 1;
+		return undefined;
+	}
+
+	quota(now: number) {
+		this.refill(now);
+		return { remaining: Math.floor(this.tokens), resetMs: (this.burst - this.tokens) / this.perMs };
+	}
+
+	private refill(now: number): void {
+		this.tokens = Math.min(this.burst, this.tokens + (now - this.filledAt) * this.perMs);
+		this.filledAt = now;
+	}
+}
+
+/** At most `limit` requests in any `windowMs`: each accepted one holds its place for a window. */
+class SlidingWindow implements Limiter {
+	private readonly accepted: number[] = [];
+
+	constructor(
+		private readonly limit: number,
+		private readonly windowMs: number,
+	) {}
+
+	take(now: number): number | undefined {
+		this.expire(now);
+		if (this.accepted.length >= this.limit) return this.accepted[0] + this.windowMs - now;
+		this.accepted.push(now);
+		return undefined;
+	}
+
+	quota(now: number) {
+		this.expire(now);
+		const resetMs = this.accepted.length > 0 ? this.accepted.at(-1)! + this.windowMs - now : 0;
+		return { remaining: this.limit - this.accepted.length, resetMs };
+	}
+
+	private expire(now: number): void {
+		while (this.accepted.length > 0 && this.accepted[0] <= now - this.windowMs)
+			this.accepted.shift();
+	}
+}
+
+/** At most `limit` requests in each window of `windowMs`, the windows counted from when the limit was set. */
+class FixedWindow implements Limiter {
+	private count = 0;
+
+	constructor(
+		private readonly limit: number,
+		private readonly windowMs: number,
+		private windowStart: number,
+	) {}
+
+	take(now: number): number | undefined {
+		this.roll(now);
+		if (this.count >= this.limit) return this.windowStart + this.windowMs - now;
+		this.count++;
+		return undefined;
+	}
+
+	quota(now: number) {
+		this.roll(now);
+		return { remaining: this.limit - this.count, resetMs: this.windowStart + this.windowMs - now };
+	}
+
+	private roll(now: number): void {
+		const passed = Math.floor((now - this.windowStart) / this.windowMs);
+		if (passed < 1) return;
+		this.windowStart += passed * this.windowMs;
+		this.count = 0;
+	}
+}
+
+function limiterOf({ requests, perSeconds = 1, shape, burst = requests }: RateLimit): Limiter {
+	const windowMs = perSeconds * 1000;
+	if (shape === 'sliding-window') return new SlidingWindow(requests, windowMs);
+	if (shape === 'fixed-window') return new FixedWindow(requests, windowMs, performance.now());
+	return new TokenBucket(requests / windowMs, burst, performance.now());
+}
+
+function checkedRateLimit(rateLimit: RateLimit): RateLimit {
+	const { requests, perSeconds = 1, shape = 'token-bucket', burst, headers } = rateLimit;
+	for (const [name, value] of Object.entries({ requests, perSeconds, burst: burst ?? requests })) {
+		if (typeof value !== 'number' || !(value > 0))
+			throw new RangeError(`rateLimit.${name} must be a number above 0`);
+	}
+	if (!RATE_LIMIT_SHAPES.includes(shape))
+		throw new RangeError(`rateLimit.shape must be one of ${RATE_LIMIT_SHAPES.join(', ')}`);
+	if (burst !== undefined && (shape !== 'token-bucket' || burst < 1))
+		throw new RangeError('rateLimit.burst must be at least 1, and only for a token-bucket');
+	if (shape !== 'token-bucket' && !Number.isInteger(requests))
+		throw new RangeError('rateLimit.requests must be a whole number for a window');
+	if (headers !== undefined && !RATE_LIMIT_HEADERS.includes(headers))
+		throw new RangeError(`rateLimit.headers must be one of ${RATE_LIMIT_HEADERS.join(', ')}`);
+	return {
+		requests,
+		perSeconds,
+		shape,
+		...(shape === 'token-bucket' && { burst: burst ?? requests }),
+		headers,
+	};
+}
 
 export class Limits {
 	private settings: Required<Omit<LimitSettings, 'rateLimit'>> & { rateLimit: RateLimit | null } = {
@@ -50,9 +193,7 @@ export class Limits {
 		unavailableRate: 0,
 	};
 
-	private tokens = 0;
-
-	private filledAt = 0;
+	private limiter?: Limiter;
 
 	private inFlight = 0;
 
@@ -62,21 +203,15 @@ export class Limits {
 
 	constructor(private readonly random: Random) {}
 
-	/** Changes the settings given; the others stay. The bucket starts full. */
+	/** Changes the settings given; the others stay. A rate limit starts whole (a full bucket, empty windows). */
 	set(settings: LimitSettings): void {
 		const { rateLimit, latencyMs, unavailableRate } = settings;
 		if (rateLimit) {
-			const { requests, perSeconds = 1, burst = requests } = rateLimit;
-			for (const [name, value] of Object.entries({ requests, perSeconds, burst })) {
-				if (typeof value !== 'number' || !(value > 0))
-					throw new RangeError(`rateLimit.${name} must be a number above 0`);
-			}
-			if (burst < 1) throw new RangeError('rateLimit.burst must be at least 1');
-			this.settings.rateLimit = { requests, perSeconds, burst };
-			this.tokens = burst;
-			this.filledAt = performance.now();
+			this.settings.rateLimit = checkedRateLimit(rateLimit);
+			this.limiter = limiterOf(this.settings.rateLimit);
 		} else if (rateLimit === null) {
 			this.settings.rateLimit = null;
+			this.limiter = undefined;
 		}
 		if (latencyMs !== undefined) {
 			if (!Number.isInteger(latencyMs) || latencyMs < 0)
@@ -112,42 +247,54 @@ export class Limits {
 		};
 	}
 
-	/** Waits the added latency, then the refusal to answer (429, 502, 503), or undefined to handle the request. */
-	async judge(signal: AbortSignal): Promise<ErrorAnswer | undefined> {
+	/**
+	 * Waits the added latency, then judges the request: the refusal to answer (429, 502, 503) or
+	 * none (handle it), and the rate-limit headers its answer carries, if set.
+	 */
+	async judge(signal: AbortSignal): Promise<Judgement> {
 		if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs, undefined, { signal });
-		const limited = this.takeToken();
-		if (limited) {
+		const now = performance.now();
+		const waitMs = this.limiter?.take(now);
+		const headers = this.limitHeaders(now);
+		if (waitMs !== undefined) {
 			this.counted.refused[429]++;
-			return limited;
+			const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+			const { requests, perSeconds } = this.settings.rateLimit!;
+			const per = perSeconds === 1 ? 'second' : `${perSeconds} seconds`;
+			return {
+				refusal: {
+					status: 429,
+					message: `Rate limit of ${requests} requests per ${per} exceeded: retry after ${retryAfter} seconds`,
+					headers: { ...headers, 'retry-after': String(retryAfter) },
+				},
+				headers,
+			};
 		}
 		if (this.settings.unavailableRate > 0 && this.random.float() < this.settings.unavailableRate) {
 			const status = this.nextUnavailable;
 			this.nextUnavailable = status === 502 ? 503 : 502;
 			this.counted.refused[status]++;
-			return { status, message: UNAVAILABLE[status] };
+			return { refusal: { status, message: UNAVAILABLE[status], headers }, headers };
 		}
-		return undefined;
+		return { headers };
 	}
 
-	/** Takes a token from the bucket; when it is empty, the 429 to answer, with the whole seconds until the next token. */
-	private takeToken(): ErrorAnswer | undefined {
+	/** The limit and where it stands, in the format set: limit per window, remaining, seconds to reset. */
+	private limitHeaders(now: number): Record<string, string> {
 		const limit = this.settings.rateLimit;
-		if (!limit) return undefined;
-		const { requests, perSeconds = 1, burst = requests } = limit;
-		const perMs = requests / (perSeconds * 1000);
-		const now = performance.now();
-		this.tokens = Math.min(burst, this.tokens + (now - this.filledAt) * perMs);
-		this.filledAt = now;
-		if (this.tokens >= 1) {
-			this.tokens -= 1;
-			return undefined;
-		}
-		const retryAfter = Math.max(1, Math.ceil((1 - this.tokens) / perMs / 1000));
-		return {
-			status: 429,
-			message: `Rate limit of ${requests} requests per ${perSeconds === 1 ? 'second' : `${perSeconds} seconds`} exceeded: retry after ${retryAfter} seconds`,
-			headers: { 'retry-after': String(retryAfter) },
-		};
+		if (!this.limiter || !limit?.headers) return {};
+		const { remaining, resetMs } = this.limiter.quota(now);
+		const reset = String(Math.ceil(resetMs / 1000));
+		return limit.headers === 'ratelimit'
+			? {
+					'ratelimit-policy': `"sandbox";q=${limit.requests};w=${limit.perSeconds}`,
+					ratelimit: `"sandbox";r=${remaining};t=${reset}`,
+				}
+			: {
+					'x-ratelimit-limit': String(limit.requests),
+					'x-ratelimit-remaining': String(remaining),
+					'x-ratelimit-reset': reset,
+				};
 	}
 }
 

@@ -8,6 +8,7 @@ import {
 	N8N_CALLBACK,
 	apiClient,
 	authorize,
+	controlClient,
 	pkcePair,
 	send,
 	signIn,
@@ -22,7 +23,7 @@ const basic = (id: string, secret = '') =>
 describe('authentication (spec §5)', () => {
 	let sandbox: Sandbox;
 	beforeEach(async () => {
-		sandbox = await startSandbox({ clients: 3, accessTokenTtlSeconds: 600 });
+		sandbox = await startSandbox({ clients: 3, accessTokenTtlSeconds: 600, controls: true });
 	});
 	afterEach(() => sandbox.close());
 
@@ -466,6 +467,73 @@ describe('authentication (spec §5)', () => {
 					})
 				).status,
 			).toBe(200);
+		});
+	});
+
+	describe('token faults: what the token endpoint answers the next renewals instead of a token', () => {
+		afterEach(() => sandbox.clearTokenFaults());
+
+		const renew = (refreshToken: string) =>
+			tokenRequest(sandbox, {
+				grant_type: 'refresh_token',
+				client_id: sandbox.oauthClientId,
+				refresh_token: refreshToken,
+			});
+
+		it.each([
+			[{ error: 'invalid_client' }, 401, 'invalid_client'],
+			[{ error: 'temporarily_unavailable' }, 503, 'temporarily_unavailable'],
+			[{ error: 'server_error' }, 500, 'server_error'],
+			[{ error: 'slow_down' }, 400, 'slow_down'],
+			[{ error: 'temporarily_unavailable', status: 400 }, 400, 'temporarily_unavailable'],
+		])('%j: an OAuth error with its status', async (fault, status, error) => {
+			const tokens = await signIn(sandbox);
+			sandbox.injectTokenFaults({ count: 1, ...fault });
+
+			const refused = await renew(tokens.refresh_token);
+
+			expect(refused.status).toBe(status);
+			expect(refused.body).toEqual({ error, error_description: expect.stringContaining(error) });
+			expect((await renew(tokens.refresh_token)).status).toBe(200);
+		});
+
+		it("a gateway's answer (no OAuth error) with Retry-After, over HTTP too; codes are left alone", async () => {
+			const tokens = await signIn(sandbox);
+			const control = controlClient(sandbox);
+			expect(
+				(await control('POST', '/oauth2/faults', { count: 2, status: 429, retryAfterSeconds: 30 }))
+					.status,
+			).toBe(204);
+			expect(await signIn(sandbox)).toMatchObject({ token_type: 'Bearer' }); // a code redeemed
+
+			const refused = await renew(tokens.refresh_token);
+
+			expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, '30']);
+			expect(refused.body).toEqual({ message: expect.stringContaining('unavailable') });
+			expect((await control('DELETE', '/oauth2/faults')).status).toBe(204);
+			expect((await renew(tokens.refresh_token)).status).toBe(200);
+		});
+
+		it("drop: closes the connection without an answer; accessToken: only that grant's renewals", async () => {
+			const mine = await signIn(sandbox);
+			const theirs = await signIn(sandbox);
+			sandbox.injectTokenFaults({ count: 1, drop: true, accessToken: mine.access_token });
+
+			expect((await renew(theirs.refresh_token)).status).toBe(200);
+			await expect(renew(mine.refresh_token)).rejects.toThrow();
+			expect((await renew(mine.refresh_token)).status).toBe(200);
+		});
+
+		it.each([
+			[{ count: 0 }, /count must be a whole number of renewals/],
+			[{ count: 1, status: 200 }, /status must be from 400 to 599/],
+			[{ count: 1, drop: true, error: 'slow_down' }, /drop answers nothing/],
+			[
+				{ count: 1, accessToken: 'not-issued' },
+				/accessToken must be an access token this server issued/,
+			],
+		])('refuses %j', (fault, message) => {
+			expect(() => sandbox.injectTokenFaults(fault)).toThrow(message);
 		});
 	});
 

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-import { send } from './helpers';
+import { type Reply, send } from './helpers';
 import { DEMO_OAUTH_CLIENT_ID } from '../src';
 
 const ROOT = join(__dirname, '..');
@@ -103,39 +103,52 @@ describe('the compliance-records-sandbox CLI', () => {
 		},
 	);
 
-	it("takes a real service's limits as flags, prints them, and plays them", async () => {
-		const cli = runCli([
-			'--port',
-			'0',
-			'--auth-port',
-			'0',
-			'--clients',
-			'1',
-			'--quiet',
-			'--rate-limit',
-			'100/60',
-			'--burst',
-			'1',
-			'--latency',
-			'20',
-			'--unavailable-rate',
-			'0',
-		]);
+	/** Starts the CLI with limits as `flags`: its banner's Limits line, and a GET /firm. */
+	async function withLimits(
+		flags: string[],
+		use: (limits: string, getFirm: () => Promise<Reply>) => Promise<void>,
+	): Promise<void> {
+		const cli = runCli(['--port', '0', '--auth-port', '0', '--clients', '1', '--quiet', ...flags]);
 		try {
 			const output = await cli.printed('Press Ctrl-C to stop.');
-			expect(output).toContain(
-				'  Limits           100 requests per 60 seconds (burst 1), 20 ms added to each answer\n',
-			);
 			const headers = {
 				'accept-version': '1.0.0',
 				authorization: `Bearer ${banner(output, 'API key')}`,
 			};
-			const baseUrl = banner(output, 'API base URL')!;
-			expect((await send(`${baseUrl}/firm`, { headers })).status).toBe(200);
-			expect((await send(`${baseUrl}/firm`, { headers })).status).toBe(429);
+			const limits = /^ {2}Limits +(.*)$/m.exec(output)?.[1] ?? '';
+			await use(limits, () => send(`${banner(output, 'API base URL')!}/firm`, { headers }));
 		} finally {
 			cli.child.kill('SIGKILL');
 		}
+	}
+
+	it("takes a real service's limits as flags, prints them, and plays them", async () => {
+		await withLimits(
+			['--rate-limit', '100/60', '--burst', '1', '--latency', '20', '--unavailable-rate', '0'],
+			async (limits, getFirm) => {
+				expect(limits).toBe('100 requests per 60 seconds (burst 1), 20 ms added to each answer');
+				expect((await getFirm()).status).toBe(200);
+				expect((await getFirm()).status).toBe(429);
+			},
+		);
+	});
+
+	it('takes the shape of the rate limit and its headers as flags', async () => {
+		await withLimits(
+			[
+				'--rate-limit',
+				'1/60',
+				'--rate-limit-shape',
+				'sliding-window',
+				'--rate-limit-headers',
+				'x-ratelimit',
+			],
+			async (limits, getFirm) => {
+				expect(limits).toBe('1 requests per 60 seconds (sliding-window, x-ratelimit headers)');
+				const answer = await getFirm();
+				expect([answer.status, answer.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
+			},
+		);
 	});
 
 	it('prints its options with --help', async () => {

@@ -177,6 +177,27 @@ describe('test controls', () => {
 			).toThrow(/retryAfterAs must be 'seconds' or 'date'/);
 		});
 
+		it('can send Retry-After as any text, a malformed one included, and then no other', async () => {
+			sandbox.injectFaults({ count: 1, status: 429, retryAfterText: '1.5' });
+			const malformed = await api.get('/firm');
+			expect(malformed.status).toBe(429);
+			expect(malformed.headers.get('retry-after')).toBe('1.5');
+
+			expect(
+				(await control('POST', '/faults', { count: 1, status: 503, retryAfterText: '10, 20' }))
+					.status,
+			).toBe(204);
+			expect((await api.get('/firm')).headers.get('retry-after')).toBe('10, 20');
+			expect(() =>
+				sandbox.injectFaults({
+					count: 1,
+					status: 429,
+					retryAfterText: 'soon',
+					retryAfterSeconds: 2,
+				}),
+			).toThrow(/retryAfterText must be text, without retryAfterSeconds or retryAfterAs/);
+		});
+
 		describe('hang', () => {
 			const waitFor = async (condition: () => boolean) => {
 				while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Sandbox } from '../src';
+import type { LimitSettings, Sandbox } from '../src';
 import { startSandbox } from '../src';
 import type { ApiClient } from './helpers';
 import { apiClient, controlClient, newIndividualClient } from './helpers';
@@ -73,6 +73,84 @@ describe("a real service's limits", () => {
 		expect(accepted).toBeLessThanOrEqual(22);
 	});
 
+	type Answer = Awaited<ReturnType<ApiClient['get']>>;
+	/** `count` requests to the API, one after the other: their answers. */
+	async function oneByOne(count: number): Promise<Answer[]> {
+		const answers: Answer[] = [];
+		for (let i = 0; i < count; i++) answers.push(await api.get('/firm'));
+		return answers;
+	}
+	const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
+
+	it("a token bucket's burst down to a quarter second's worth: 2.5 of 10 a second", async () => {
+		sandbox.setLimits({ rateLimit: { requests: 10, burst: 2.5 } });
+
+		expect(statuses(await oneByOne(4))).toEqual([200, 200, 429, 429]);
+		await sleep(110); // a tenth of a second refills one request
+		expect(statuses(await oneByOne(2))).toEqual([200, 429]);
+	});
+
+	it('a sliding window: each accepted request holds its place for a window', async () => {
+		sandbox.setLimits({ rateLimit: { requests: 3, shape: 'sliding-window' } });
+		const set = performance.now();
+
+		const early = await oneByOne(2);
+		await sleep(500);
+		const late = await oneByOne(2);
+		expect(statuses([...early, ...late])).toEqual([200, 200, 200, 429]);
+		expect(late[1].headers.get('retry-after')).toBe('1');
+
+		await sleep(set + 1_050 - performance.now()); // the first two left the window, not the third
+		expect(statuses(await oneByOne(3))).toEqual([200, 200, 429]);
+	});
+
+	it('a fixed window: a count per window, all of it back when the next window starts', async () => {
+		sandbox.setLimits({ rateLimit: { requests: 3, perSeconds: 2, shape: 'fixed-window' } });
+		const set = performance.now();
+
+		await api.get('/firm');
+		await sleep(1_000);
+		const later = await oneByOne(3);
+		expect(statuses(later)).toEqual([200, 200, 429]);
+		expect(later[2].headers.get('retry-after')).toBe('1'); // the rest of the window, in whole seconds
+
+		await sleep(set + 2_050 - performance.now());
+		expect(statuses(await oneByOne(4))).toEqual([200, 200, 200, 429]);
+	});
+
+	it.each([
+		[
+			'ratelimit',
+			['ratelimit-policy', 'ratelimit'],
+			['"sandbox";q=3;w=1', '"sandbox";r=2;t=1'],
+			['"sandbox";q=3;w=1', '"sandbox";r=0;t=1'],
+		],
+		[
+			'x-ratelimit',
+			['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+			['3', '2', '1'],
+			['3', '0', '1'],
+		],
+	] as const)(
+		'tells the limit in %s headers on every answer, refusals included',
+		async (headers, names, first, refused) => {
+			sandbox.setLimits({ rateLimit: { requests: 3, shape: 'sliding-window', headers } });
+
+			const answers = await oneByOne(4);
+
+			const said = (answer: Answer) => names.map((name) => answer.headers.get(name));
+			expect(statuses(answers)).toEqual([200, 200, 200, 429]);
+			expect(said(answers[0])).toEqual(first);
+			expect(said(answers[3])).toEqual(refused);
+		},
+	);
+
+	it('tells nothing in headers unless asked', async () => {
+		sandbox.setLimits({ rateLimit: { requests: 3 } });
+		const [answer] = await oneByOne(1);
+		expect([...answer.headers.keys()].filter((name) => name.includes('ratelimit'))).toEqual([]);
+	});
+
 	it('latency: every answer waits, and the requests in flight meanwhile are counted', async () => {
 		sandbox.setLimits({ latencyMs: 200 });
 		const started = performance.now();
@@ -129,11 +207,30 @@ describe("a real service's limits", () => {
 
 	it.each([
 		[{ rateLimit: { requests: 0 } }, 'rateLimit.requests must be a number above 0'],
-		[{ rateLimit: { requests: 5, burst: 0.5 } }, 'rateLimit.burst must be at least 1'],
+		[
+			{ rateLimit: { requests: 5, burst: 0.5 } },
+			'rateLimit.burst must be at least 1, and only for a token-bucket',
+		],
+		[
+			{ rateLimit: { requests: 5, burst: 5, shape: 'sliding-window' } },
+			'rateLimit.burst must be at least 1, and only for a token-bucket',
+		],
+		[
+			{ rateLimit: { requests: 5, shape: 'leaky' } },
+			'rateLimit.shape must be one of token-bucket, sliding-window, fixed-window',
+		],
+		[
+			{ rateLimit: { requests: 2.5, shape: 'fixed-window' } },
+			'rateLimit.requests must be a whole number for a window',
+		],
+		[
+			{ rateLimit: { requests: 5, headers: 'retry-after' } },
+			'rateLimit.headers must be one of ratelimit, x-ratelimit',
+		],
 		[{ latencyMs: -1 }, 'latencyMs must be a whole number, 0 or more'],
 		[{ unavailableRate: 2 }, 'unavailableRate must be from 0 to 1'],
 	])('refuses %j', async (settings, message) => {
-		expect(() => sandbox.setLimits(settings)).toThrow(message);
+		expect(() => sandbox.setLimits(settings as LimitSettings)).toThrow(message);
 		expect(await control('POST', '/limits', settings)).toMatchObject({
 			status: 400,
 			body: { message },

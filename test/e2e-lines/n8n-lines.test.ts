@@ -2,8 +2,9 @@
 /**
  * The package on n8n 1.123.81 and 2.40.7 (see environment.ts): every operation with the API key
  * credential; OAuth2 whose access token expired, refreshed by n8n in a run and in a dropdown; the
- * published trigger on OAuth2 delivering every change of the service exactly once; a revoked
- * OAuth2 grant asking to reconnect. One file, so that these run in this order: revoking the
+ * published trigger on OAuth2 delivering every change of the service exactly once; renewals the
+ * authorization server refuses, only a dead credential asking to reconnect; a revoked OAuth2
+ * grant asking to reconnect. One file, so that these run in this order: revoking the
  * grant comes last.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -231,6 +232,49 @@ describe('the published trigger, on OAuth2, on both lines', () => {
 		expect(polls.filter((request) => request.status === 401).length).toBeGreaterThanOrEqual(
 			VERSIONS.length,
 		);
+	});
+});
+
+describe.each(VERSIONS)('n8n %s: a renewal the authorization server refuses', (version) => {
+	afterEach(async () => await sandboxControl('DELETE', '/oauth2/faults'));
+
+	test('only a dead credential asks to reconnect; a brief refusal or a limit asks to wait', async () => {
+		const { requests } = await runWithOAuth2(version);
+		// The faults answer this credential's renewals alone (the triggers renew theirs meanwhile).
+		const accessToken = bearer(requests.at(-1) as LoggedRequest).replace(/^Bearer /, '');
+		await outliveTokens();
+		const answers = [
+			[{ error: 'invalid_client' }, 'The service refused the OAuth2 connection [item 0]', true],
+			[
+				{ error: 'temporarily_unavailable', status: 400 },
+				'The authorization server could not renew access [item 0]',
+				false,
+			],
+			[
+				{ error: 'server_error', status: 400 },
+				'The authorization server could not renew access [item 0]',
+				false,
+			],
+			[
+				{ error: 'slow_down' },
+				'The authorization server is receiving too many requests [item 0]',
+				false,
+			],
+		] as const;
+
+		const told = [];
+		for (const [fault] of answers) {
+			await sandboxControl('POST', '/oauth2/faults', { count: 1, accessToken, ...fault });
+			const { error } = (await runWithOAuth2(version)).run.data.resultData;
+			told.push([error?.message, /reconnect/.test(String(error?.description))]);
+		}
+
+		expect(told).toEqual(answers.map(([, message, reconnect]) => [message, reconnect]));
+		// Nothing was renewed nor lost: the next run renews the token and is answered.
+		const next = await runWithOAuth2(version);
+		expect(nodeOutput(next.run, 'Operation')).toEqual([
+			expect.objectContaining({ object: 'firm' }),
+		]);
 	});
 });
 

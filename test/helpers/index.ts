@@ -7,6 +7,7 @@
  * - `runNode` executes a node with WorkflowExecute; `loadOptions` fills a dropdown; `listSearch`
  *   is one call of a resource locator's list (a search, a page as the user scrolls).
  * - `savedWorkflow` runs a node execution after execution, its static data saved as n8n saves it.
+ * - `runInRounds` runs a node several times in one execution, as Loop Over Items does.
  * - `createPoller` runs a polling trigger with PollTriggerExecutor and persistent static data.
  * - `CredentialStore` / `credentialsFor(sandbox)` hold credentials; `connectOAuth2` performs the
  *   PKCE connection with n8n's OAuth2 client; `testCredential` is the credential "Test" button.
@@ -17,4 +18,5 @@ export * from './engine';
 export * from './oauth2';
 export * from './poll';
 export * from './production';
+export * from './rounds';
 export * from './runNode';

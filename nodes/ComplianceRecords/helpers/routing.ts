@@ -48,14 +48,16 @@ async function prepareServiceRequest(this: IExecuteSingleFunctions, options: IHt
 	return options;
 }
 
-/** An error status that came back (API key requests) is thrown; a success keeps its headers. */
+/** An error status that came back (API key requests) is thrown; a success's rate-limit headers go to the pace, and it keeps its headers. */
 async function failOnErrorStatus(
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
 ) {
 	throwErrorStatus(response);
-	return items.map((item) => ({ ...item, headers: (response.headers ?? {}) as IDataObject }));
+	const headers = (response.headers ?? {}) as IDataObject;
+	(await executionPacer(this)).heard(headers);
+	return items.map((item) => ({ ...item, headers }));
 }
 
 interface ErrorSubject {
@@ -74,6 +76,7 @@ export async function operationError(
 		authentication,
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
+		tokenUrl: credentials.accessTokenUrl,
 		timeoutMs: timeoutOf(context),
 		timeoutSetting: timeoutSetting(timeoutOf(context)),
 		wording,

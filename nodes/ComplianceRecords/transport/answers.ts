@@ -129,15 +129,87 @@ export function serviceWords(answer: Pick<ServiceAnswer, 'body' | 'headers'>): s
 	return oneLine(body) || undefined;
 }
 
+/* RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime formats a recipient must accept too. */
+const HTTP_DATES = [
+	/^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<day>\d\d) (?<month>[A-Z][a-z]{2}) (?<year>\d{4}) (?<time>\d\d:\d\d:\d\d) GMT$/,
+	/^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<day>\d\d)-(?<month>[A-Z][a-z]{2})-(?<year>\d\d) (?<time>\d\d:\d\d:\d\d) GMT$/,
+	/^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<month>[A-Z][a-z]{2}) (?<day>[ \d]\d) (?<time>\d\d:\d\d:\d\d) (?<year>\d{4})$/,
+];
+
+/** An HTTP-date in epoch ms; undefined for anything else, a day that does not exist included. */
+export function httpDateMs(value: unknown): number | undefined {
+	const text = String(value ?? '').trim();
+	const parts = HTTP_DATES.map((format) => format.exec(text)?.groups).find(Boolean);
+	if (!parts) return undefined;
+	let year = Number(parts.year);
+	// RFC 850's two-digit year: the latest year with those digits at most 50 years ahead.
+	if (parts.year.length === 2)
+		year += 100 * Math.floor((new Date().getUTCFullYear() + 50 - year) / 100);
+	const fixdate = `${parts.day.trim().padStart(2, '0')} ${parts.month} ${year} ${parts.time} GMT`;
+	const ms = Date.parse(fixdate);
+	return new Date(ms).toUTCString().endsWith(fixdate) ? ms : undefined;
+}
+
 /**
- * The wait Retry-After asks for, in ms (RFC 9110): a number of seconds, or an HTTP date, read
- * against the answer's own Date when it has one (the service's clock) and the host's otherwise.
+ * The wait a `Retry-After` asks, in ms (RFC 9110 §10.2.3): digits only, or an HTTP-date read
+ * against the answer's own `Date`; anything else asks nothing, and the node's back-off applies.
  */
 export function retryAfterMs(headers: IDataObject): number | undefined {
 	const value = String(headerOf(headers, 'retry-after') ?? '').trim();
 	if (/^\d+$/.test(value)) return Number(value) * 1000;
-	const until = Date.parse(value);
-	if (!value || Number.isNaN(until)) return undefined;
-	const now = Date.parse(String(headerOf(headers, 'date') ?? ''));
-	return Math.max(0, until - (Number.isNaN(now) ? Date.now() : now));
+	const until = httpDateMs(value);
+	if (until === undefined) return undefined;
+	return Math.max(0, until - (httpDateMs(headerOf(headers, 'date')) ?? Date.now()));
+}
+
+/** What an answer's rate-limit headers tell: a limit per window (unnamed for some headers), and what is left until when. */
+export interface RateLimitSaid {
+	requests?: number;
+	windowMs?: number;
+	remaining?: number;
+	resetMs?: number;
+}
+
+/** A whole number after `name=` in a structured header (`q=100`, `remaining=5`). */
+function parameter(text: string, name: string): number | undefined {
+	const found = new RegExp(`(?:^|[\\s;,])${name}=(\\d+)(?![\\w.])`).exec(text);
+	return found ? Number(found[1]) : undefined;
+}
+
+function counted(headers: IDataObject, names: string[]): number | undefined {
+	const value = String(names.map((name) => headerOf(headers, name)).find(Boolean) ?? '').trim();
+	return /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** IETF's `RateLimit-Policy` (the slowest) and `RateLimit`, drafts 7 and later, and the older `RateLimit-*` and `X-RateLimit-*`. */
+export function rateLimitOf(headers: IDataObject): RateLimitSaid {
+	const policies = String(headerOf(headers, 'ratelimit-policy') ?? '')
+		.split(',')
+		.map((policy) => ({
+			requests: parameter(policy, 'q') ?? Number(/^\s*(\d+)\s*;/.exec(policy)?.[1] ?? NaN),
+			seconds: parameter(policy, 'w'),
+		}))
+		.filter(({ requests, seconds }) => requests > 0 && seconds !== undefined && seconds > 0)
+		.sort((one, other) => one.requests / one.seconds! - other.requests / other.seconds!);
+	const state = String(headerOf(headers, 'ratelimit') ?? '');
+	const remaining =
+		parameter(state, 'r') ??
+		parameter(state, 'remaining') ??
+		counted(headers, ['ratelimit-remaining', 'x-ratelimit-remaining']);
+	let reset =
+		parameter(state, 't') ??
+		parameter(state, 'reset') ??
+		counted(headers, ['ratelimit-reset', 'x-ratelimit-reset']);
+	if (reset !== undefined && reset > 1e9)
+		reset = Math.max(0, reset - (httpDateMs(headerOf(headers, 'date')) ?? Date.now()) / 1000);
+	const [slowest] = policies;
+	const limit =
+		parameter(state, 'limit') ?? counted(headers, ['ratelimit-limit', 'x-ratelimit-limit']);
+	return {
+		...(slowest
+			? { requests: slowest.requests, windowMs: slowest.seconds! * 1000 }
+			: limit !== undefined && { requests: limit }),
+		...(remaining !== undefined && { remaining }),
+		...(reset !== undefined && { resetMs: reset * 1000 }),
+	};
 }

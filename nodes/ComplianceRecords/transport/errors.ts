@@ -9,7 +9,8 @@ import {
 	failureOf,
 	mayHaveActed,
 	networkCode,
-	refusedRefresh,
+	type Renewal,
+	renewalFailure,
 	type Sending,
 	type ThrownError,
 	UNREACHABLE,
@@ -73,6 +74,8 @@ export interface ErrorContext {
 	timeoutMs?: number;
 	/** How to wait longer, where the user can (the action node's settings). */
 	timeoutSetting?: string;
+	/** The OAuth2 credential's token URL: a failure there is a renewal's, not the service's. */
+	tokenUrl?: unknown;
 }
 
 const HIDDEN = '**hidden**';
@@ -190,7 +193,8 @@ function explainAnswer(
 function rateLimitAdvice(askedMs: number | undefined, sending?: Sending): string {
 	if (sending?.declined?.byPoll)
 		return 'The trigger keeps its place and tries again at a later poll.';
-	const wait = askedMs === undefined ? 'Wait a few minutes' : `Wait ${waitInWords(askedMs)}`;
+	// A wait of 0 (`Retry-After: 0`, or a date already past) says nothing of how long to wait now.
+	const wait = askedMs ? `Wait ${waitInWords(askedMs)}` : 'Wait a few minutes';
 	return `${wait} and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.`;
 }
 
@@ -288,6 +292,46 @@ function apiError(
 	return error;
 }
 
+/** A failed OAuth2 renewal: only a dead credential asks to reconnect; a brief refusal or a limit, to wait. */
+function explainRenewal(
+	{ code, cause, waitMs, words }: Renewal,
+	context: ErrorContext,
+	sending?: Sending,
+): Explanation {
+	const named = code && !words.includes(code) ? `${words} (${code})` : words;
+	const said = `The authorization server said: ${asSentence(redact(shortened(named), context.secrets))}`;
+	const tries = sending && triesTold(sending);
+	const failure = failureOf(cause, waitMs);
+	const advice = (...parts: Array<string | undefined>) => parts.filter(Boolean).join(' ');
+	switch (cause) {
+		case 'credential-invalid':
+			return {
+				message: 'The service refused the OAuth2 connection',
+				advice: advice(said, OAUTH2_RECONNECT),
+				failure,
+			};
+		case 'temporarily-unavailable':
+			return {
+				message: 'The authorization server could not renew access',
+				advice: advice(said, tries, `It is unavailable for a moment. ${RETRY_LATER}`),
+				failure,
+			};
+		case 'rate-limited':
+			return {
+				message: 'The authorization server is receiving too many requests',
+				advice: advice(said, tries, rateLimitAdvice(waitMs, sending)),
+				failure,
+			};
+	}
+	return {
+		message: 'The authorization server refused to renew access',
+		advice: advice(
+			said,
+			"Open the 'Compliance Records OAuth2 API' credential, check its 'Authorization Server URL', and reconnect it.",
+		),
+	};
+}
+
 function explainNetwork(
 	code: string,
 	context: ErrorContext,
@@ -347,23 +391,14 @@ export function requestError(
 		const { message, advice } = context.wording?.overtaken ?? OVERTAKEN_BY_DEFAULT;
 		return itemError(node, context.itemIndex, message, advice);
 	}
+	const renewal =
+		context.authentication === 'oAuth2'
+			? renewalFailure(cause as ThrownError, context.tokenUrl)
+			: undefined;
+	if (renewal) return apiError(node, explainRenewal(renewal, context, sending), context);
 	const acted = actedTold(context, error);
 	const answer = answerIn(cause);
 	if (answer) return answerError(node, answer, context, sending, acted);
-	const thrown = cause as ThrownError;
-	if (context.authentication === 'oAuth2' && refusedRefresh(thrown)) {
-		const said = redact(String(thrown.message), context.secrets);
-		const advice = `The authorization server said: ${asSentence(said)} ${OAUTH2_RECONNECT}`;
-		return apiError(
-			node,
-			{
-				message: 'The service refused the OAuth2 connection',
-				advice,
-				failure: { cause: 'credential-invalid' },
-			},
-			context,
-		);
-	}
 	const code = networkCode(cause);
 	const network = code === undefined ? undefined : explainNetwork(code, context, acted);
 	if (network) {

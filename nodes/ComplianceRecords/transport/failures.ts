@@ -1,6 +1,6 @@
 import type { Failure, IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import type { ServiceAnswer } from './answers';
+import { isObject, retryAfterMs, type ServiceAnswer, serviceWords } from './answers';
 
 /* What happened to a request: the answer or network code its failure carries, what the retry rules
  * did, and the cause n8n is told. */
@@ -35,7 +35,9 @@ export interface ThrownError {
 	cause?: {
 		code?: unknown;
 		message?: unknown;
-		body?: { error?: unknown };
+		status?: unknown;
+		body?: unknown;
+		config?: { url?: unknown };
 		response?: { status?: unknown; data?: unknown; headers?: IDataObject };
 	};
 }
@@ -144,13 +146,71 @@ export function isTemporary(error: unknown): boolean {
 	return cause === 'rate-limited' || cause === 'temporarily-unavailable';
 }
 
+/** An OAuth2 renewal the authorization server refused or could not serve, as much as n8n kept of it. */
+export interface Renewal {
+	/** The OAuth error code, where n8n kept it or its words name it. */
+	code?: string;
+	cause?: Failure['cause'];
+	waitMs?: number;
+	words: string;
+}
+
+/** Only a refusal that proves the credential dead asks to reconnect; a brief one or a limit asks to wait. */
+const CAUSE_OF_CODE: Record<string, Failure['cause']> = {
+	invalid_grant: 'credential-invalid',
+	invalid_client: 'credential-invalid',
+	unauthorized_client: 'credential-invalid',
+	temporarily_unavailable: 'temporarily-unavailable',
+	server_error: 'temporarily-unavailable',
+	slow_down: 'rate-limited',
+};
+
+/* n8n 1.x keeps only the message of its OAuth2 client's refusal: for these codes, the client's own
+ * words (RFC 6749's); for others, the server's, which may name the code. */
+const CODE_OF_WORDS: Array<[RegExp, string]> = [
+	[/^The provided authorization grant /, 'invalid_grant'],
+	[/^Client authentication failed /, 'invalid_client'],
+	[/^The client is not authorized to request /, 'unauthorized_client'],
+	[/^The authorization server encountered an unexpected condition/, 'server_error'],
+	[
+		/^The authorization server is currently unable to handle the request/,
+		'temporarily_unavailable',
+	],
+];
+
+const causeOfStatus = (status: number): Failure['cause'] | undefined =>
+	status === 429 ? 'rate-limited' : status >= 500 ? 'temporarily-unavailable' : undefined;
+
 /**
- * Whether n8n's OAuth2 client failed to renew the token: the authorization server refused it
- * (its error carries the code EAUTH; n8n 1.x keeps only that code, 2.x the whole error).
+ * A failed renewal in what n8n's OAuth2 request threw: the client's refusal with an OAuth error
+ * (code EAUTH: 2.x keeps its body, 1.x its words), an answer without one (ESTATUS, 2.x), or the
+ * token request's own status or network failure (2.x, told by its URL, `tokenUrl`).
  */
-export function refusedRefresh(thrown: ThrownError): boolean {
-	return (
-		thrown.httpCode === 'EAUTH' ||
-		(thrown.cause?.code === 'EAUTH' && typeof thrown.cause.body?.error === 'string')
-	);
+export function renewalFailure(thrown: ThrownError, tokenUrl?: unknown): Renewal | undefined {
+	const inner = thrown.cause;
+	const message = String(thrown.message ?? '');
+	if (thrown.httpCode === 'EAUTH' || inner?.code === 'EAUTH') {
+		const body = isObject(inner?.body) ? inner.body : {};
+		const code =
+			typeof body.error === 'string'
+				? body.error
+				: (CODE_OF_WORDS.find(([words]) => words.test(message))?.[1] ??
+					Object.keys(CAUSE_OF_CODE).find((known) => new RegExp(`\\b${known}\\b`).test(message)));
+		const words = typeof body.error_description === 'string' ? body.error_description : message;
+		return { code, cause: code === undefined ? undefined : CAUSE_OF_CODE[code], words };
+	}
+	if (inner?.code === 'ESTATUS')
+		return { cause: causeOfStatus(Number(inner.status)), words: message };
+	const url = inner?.config?.url;
+	if (typeof tokenUrl !== 'string' || typeof url !== 'string' || !url.startsWith(tokenUrl))
+		return undefined;
+	const response = inner?.response;
+	if (!response) return { cause: 'temporarily-unavailable', words: String(inner?.message) };
+	const status = Number(response.status);
+	const headers = response.headers ?? {};
+	return {
+		cause: causeOfStatus(status),
+		waitMs: retryAfterMs(headers),
+		words: serviceWords({ body: response.data, headers }) ?? `HTTP ${status}`,
+	};
 }

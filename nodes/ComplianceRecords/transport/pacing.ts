@@ -1,6 +1,7 @@
+import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { retryAfterMs } from './answers';
+import { rateLimitOf, retryAfterMs } from './answers';
 import {
 	answerIn,
 	CLOSED_EARLY,
@@ -34,12 +35,6 @@ const GATEWAY_STATUSES = [502, 503, 504];
 
 /** Nothing reached the service, so any method is sent again; but a host name that does not exist (ENOTFOUND) will not within a minute. */
 const RESENDABLE_UNSENT = new Set(UNREACHABLE.filter((code) => code !== 'ENOTFOUND'));
-
-/** How far back the requests the service accepted tell its rate limit, and how much under it to stay. */
-const RATE_WINDOW_MS = 10_000;
-const UNDER_LIMIT = 0.98;
-/** While requests queue for their turn, the pace rises this much a second, to find a limit that is higher than learned. */
-const PROBE_STEP = 1.02;
 
 /** After a failed try: fail, send it again after `waitMs`, or (a write that may have been applied) only if read back as not applied. */
 type Verdict =
@@ -97,47 +92,110 @@ interface Turn {
 	roomToWaitMs: () => number;
 }
 
+/** What each does and why: docs/service-limits.md, "How fast an execution sends". */
+const FIRST_IN_FLIGHT = 8;
+const HOLD_MS = 1_000;
+const UNDER_LIMIT = 0.98;
+const WINDOW_MARGIN = 1.05;
+
+interface Cycle {
+	accepted: number;
+	busyMs: number;
+	waitMs: number;
+}
+
+interface Tail {
+	from: number;
+	answeredAt: number;
+	accepted: number;
+	cycle: Cycle;
+	first: boolean;
+}
+
 /**
- * The pace of one execution's requests: at most {@link MAX_IN_FLIGHT} in flight; after a 429,
- * none before the wait it asked, then no faster than the rate the service accepted (learned from
- * its answers), rising slowly while requests queue.
+ * The pace of one execution's requests: a slow start to {@link MAX_IN_FLIGHT} in flight; after a
+ * 429 none before the wait it asked, then within the limit learned from the service's answers.
  */
 export class Pacer {
 	private inFlight = 0;
 
 	private readonly queued: Array<() => void> = [];
 
-	/** Host-monotonic ms before which no request starts (the service's last `Retry-After`), and the 429 that asked it. */
+	private window = FIRST_IN_FLIGHT;
+
 	private pausedUntil = 0;
 
 	private pausedBy?: unknown;
 
-	/** The spacing of request starts, ms; 0 until the service refuses a request for its rate. */
-	private intervalMs = 0;
+	private starting = Promise.resolve();
+
+	private rate = Infinity;
 
 	private nextStartAt = 0;
 
-	private raisedAt = 0;
+	private credit = 0;
 
-	/** When the last rate was learned: a 429 to a request sent before then belongs to the same refusal. */
+	/** The limit as learned: its shape, burst, window, and the paces held and refused (per ms). */
+	private shape: 'unknown' | 'refills' | 'window' = 'unknown';
+
+	private burst = 1;
+
+	private windowCount = Infinity;
+
+	private windowMs = 0;
+
+	private readonly held: number[] = [];
+
+	private counted = 0;
+
+	private countedOver = 0;
+
+	private longestResetMs = 0;
+
+	private floor = 0;
+
+	private ceiling = Infinity;
+
+	private measured = false;
+
+	/** Busy ms: time in which requests waited or were in flight, the node's own silences left out. */
+	private paceSince = 0;
+
+	private sentAtPace = 0;
+
+	private acceptedAtPace = 0;
+
 	private learnedAt = -Infinity;
 
-	private firstStartAt?: number;
+	private tail?: Tail;
 
-	/** Start times of the requests the service accepted (answered other than 429), the last RATE_WINDOW_MS. */
-	private readonly accepted: number[] = [];
+	private idleMs = 0;
+
+	private idleSince?: number = 0;
 
 	constructor(private readonly maxInFlight = MAX_IN_FLIGHT) {}
 
-	/** Resolves when the request may start, holding one of the places in flight; see {@link done}. */
 	async turn({ method, sent, signal, roomToWaitMs }: Turn): Promise<number> {
-		if (this.inFlight < this.maxInFlight && this.queued.length === 0) this.inFlight++;
+		if (this.idleSince !== undefined) {
+			const idleMs = performance.now() - this.idleSince;
+			this.idleMs += idleMs;
+			this.idleSince = undefined;
+			if (Number.isFinite(this.rate))
+				this.credit = Math.max(this.credit, Math.min(this.burst, idleMs * this.rate));
+		}
+		if (this.inFlight < Math.min(this.window, this.maxInFlight) && this.queued.length === 0)
+			this.inFlight++;
 		else
 			await new Promise<void>((resolve) =>
 				sent > 0 ? this.queued.unshift(resolve) : this.queued.push(resolve),
 			);
+		// One request at a time waits for its start, so that a pace changed meanwhile applies at once.
+		const before = this.starting;
+		let release = () => {};
+		this.starting = new Promise<void>((resolve) => (release = resolve));
 		let started = false;
 		try {
+			await before;
 			for (;;) {
 				const now = performance.now();
 				if (this.pausedUntil > now) {
@@ -152,56 +210,194 @@ export class Pacer {
 					await pause(waitMs, signal);
 					continue;
 				}
-				const startAt = Math.max(now, this.nextStartAt);
-				this.nextStartAt = startAt + this.intervalMs;
+				this.settle(now);
+				const startAt = this.startAt(now);
 				if (startAt > now) {
-					if (now - this.raisedAt >= 1_000) {
-						this.intervalMs /= PROBE_STEP;
-						this.raisedAt = now;
-					}
-					await pause(startAt - now, signal);
-					if (this.pausedUntil > performance.now()) continue;
+					this.probe(now);
+					await pause(Math.ceil(startAt - now), signal);
+					continue;
 				}
-				const startedAt = performance.now();
-				this.firstStartAt ??= startedAt;
+				if (this.credit >= 1) this.credit--;
+				this.nextStartAt = now + 1 / this.rate;
+				this.held.push(now);
+				this.sentAtPace++;
 				started = true;
-				return startedAt;
+				return now;
 			}
 		} finally {
+			release();
 			if (!started) this.leave();
 		}
 	}
 
-	/** The request that started at `startedAt` (from {@link turn}) is over; `throttled`: the service refused it for its rate. */
 	done(startedAt: number, throttled?: { waitMs: number; refusal: unknown }): void {
 		this.leave();
 		const now = performance.now();
-		while (this.accepted.length > 0 && this.accepted[0] < now - RATE_WINDOW_MS)
-			this.accepted.shift();
+		const sentBefore = startedAt < this.learnedAt;
+		if (sentBefore && this.tail) {
+			this.tail.answeredAt = now;
+			if (!throttled) this.tail.accepted++;
+		}
 		if (!throttled) {
-			this.accepted.push(startedAt);
+			if (this.busy(startedAt) >= this.paceSince) this.acceptedAtPace++;
+			this.window++;
+			this.admit();
 			return;
 		}
+		const place = this.held.indexOf(startedAt);
+		if (place >= 0) this.held.splice(place, 1);
 		if (now + throttled.waitMs > this.pausedUntil) {
 			this.pausedUntil = now + throttled.waitMs;
 			this.pausedBy = throttled.refusal;
 		}
-		if (startedAt < this.learnedAt) return;
-		// The rate the service accepted lately, if it is below the pace: a little under it, and
-		// never faster than before. Early on it holds the service's burst; later refusals correct it.
-		const spanMs = Math.min(RATE_WINDOW_MS, now - (this.firstStartAt ?? now));
-		if (this.accepted.length >= 2 && spanMs > 0) {
-			const pace = this.intervalMs > 0 ? 1 / this.intervalMs : Infinity;
-			this.intervalMs = 1 / (Math.min(this.accepted.length / spanMs, pace) * UNDER_LIMIT);
-		}
+		const answer = answerIn(throttled.refusal);
+		if (answer) this.heard(answer.headers);
+		if (sentBefore || this.busy(startedAt) < this.paceSince) return;
 		this.learnedAt = now;
-		this.raisedAt = this.pausedUntil;
+		this.refused(
+			{
+				accepted: this.acceptedAtPace,
+				busyMs: Math.max(1, this.busy(startedAt) - this.paceSince),
+				waitMs: throttled.waitMs,
+			},
+			now,
+		);
+	}
+
+	/** A limit in rate-limit headers paces at once, its count bounding any window (answers.ts rateLimitOf). */
+	heard(headers: IDataObject): void {
+		const said = rateLimitOf(headers);
+		this.longestResetMs = Math.max(this.longestResetMs, said.resetMs ?? 0);
+		const windowMs = said.windowMs ?? Math.max(HOLD_MS, this.longestResetMs);
+		if (said.requests) {
+			const rate = (said.requests / windowMs) * UNDER_LIMIT;
+			this.measured = true;
+			this.windowCount = said.requests;
+			this.windowMs = windowMs;
+			this.floor = this.ceiling = said.requests / windowMs;
+			if (Math.abs(rate / this.rate - 1) > 0.01) this.pace(rate, performance.now());
+		}
+		if (said.remaining === 0) this.credit = 0;
+	}
+
+	/** A window holds the same count at every refusal. */
+	private countWindow({ from, cycle }: Tail): void {
+		if (this.shape !== 'unknown' || this.measured) return;
+		const windowMs = this.countedOver || Math.max(HOLD_MS, cycle.waitMs);
+		const count = this.held.filter((at) => at > from - windowMs).length;
+		// A count of one or two a window says as much of a slow token bucket.
+		const same = Math.abs(count - this.counted) <= Math.max(1, 0.1 * this.counted);
+		if (this.countedOver && same && count >= 3) {
+			this.shape = 'window';
+			this.windowCount = Math.min(count, this.counted);
+			this.windowMs = windowMs;
+		}
+		this.counted = count;
+		this.countedOver = windowMs;
+	}
+
+	private refused(cycle: Cycle, now: number): void {
+		const first = !Number.isFinite(this.rate);
+		this.tail = { from: now, answeredAt: now, accepted: 0, cycle, first };
+		this.nextStartAt = this.pausedUntil;
+		this.credit = 0;
+		if (this.shape === 'window') {
+			this.shape = this.windowCount < this.counted ? 'unknown' : 'window';
+			this.windowCount = this.shape === 'window' ? Math.floor(0.9 * this.windowCount) : Infinity;
+			return;
+		}
+		const ceiling = this.ceiling;
+		this.ceiling = Math.min(
+			this.ceiling,
+			first ? Math.max(1, this.sentAtPace) / cycle.busyMs : this.rate,
+		);
+		const accepted = cycle.accepted / (cycle.busyMs + cycle.waitMs);
+		if (this.floor >= this.ceiling) this.floor = Math.max(accepted, this.ceiling / 2);
+		const refilled =
+			this.shape === 'refills' && cycle.accepted > this.burst
+				? ((cycle.accepted - this.burst) / cycle.busyMs) * 0.9
+				: 0;
+		const known = Math.max(this.floor, accepted, refilled);
+		let rate = Math.min(known > 0 ? known : this.ceiling / 2, this.ceiling / 1.05) * UNDER_LIMIT;
+		if (this.shape === 'refills' && this.burst > 1 && cycle.busyMs < HOLD_MS) {
+			this.burst = Math.max(1, (cycle.accepted - this.rate * cycle.busyMs) * 0.8);
+			rate = this.rate;
+			this.ceiling = ceiling;
+		}
+		this.pace(rate, this.pausedUntil);
+		if (this.shape === 'refills') this.credit = Math.min(this.burst, rate * cycle.waitMs);
+	}
+
+	/** After a refusal's wait: the answers to requests already on their way tell a bucket from a window. */
+	private settle(now: number): void {
+		const tail = this.tail;
+		if (!tail) return;
+		this.tail = undefined;
+		const spanMs = tail.answeredAt - tail.from;
+		if (tail.accepted > 0) this.shape = 'refills';
+		else if (this.shape === 'unknown' && spanMs * this.rate >= 2) this.shape = 'window';
+		this.countWindow(tail);
+		if (!tail.first || this.measured) return;
+		const { accepted, busyMs, waitMs } = tail.cycle;
+		let rate = this.rate;
+		if (tail.accepted >= 2) rate = Math.max(rate, (tail.accepted / spanMs) * 0.9);
+		else if (this.shape === 'window') {
+			this.windowCount = accepted;
+			this.windowMs = Math.max(busyMs, waitMs);
+			rate = Math.max(rate, (accepted / this.windowMs) * UNDER_LIMIT);
+		}
+		this.measured = tail.accepted >= 2 || this.shape === 'window';
+		if (this.shape === 'refills') {
+			this.burst = Math.max(1, accepted - (rate / UNDER_LIMIT) * busyMs);
+			this.credit = Math.min(this.burst, rate * waitMs);
+		}
+		this.ceiling = Math.max(this.ceiling, rate / UNDER_LIMIT);
+		if (rate !== this.rate) this.pace(rate, now);
+	}
+
+	/** A faster pace once this one held: boldly while guessed, gently once measured or found. */
+	private probe(now: number): void {
+		const found = this.ceiling < 1.3 * this.floor || this.shape === 'window';
+		const holdMs = (found ? 10 : this.measured ? 3 : 1) * HOLD_MS;
+		if (this.busy(now) - this.paceSince < holdMs) return;
+		this.floor = Math.max(this.floor, this.rate);
+		const faster = found
+			? this.rate * 1.05
+			: Math.min((this.measured ? 1.1 : 2) * this.rate, Math.sqrt(this.rate * this.ceiling));
+		if (faster > this.rate * 1.01) this.pace(faster, now);
+	}
+
+	/** At the pace (at once for a burst refilled), within a window's count kept a little longer. */
+	private startAt(now: number): number {
+		const windowMs = this.windowMs * WINDOW_MARGIN;
+		while (this.held.length > 0 && this.held[0] <= now - (windowMs || MAX_WAIT_MS))
+			this.held.shift();
+		const inWindow = this.held.length < this.windowCount ? now : this.held[0] + windowMs;
+		return Math.max(inWindow, this.shape === 'window' || this.credit >= 1 ? now : this.nextStartAt);
+	}
+
+	private pace(rate: number, from: number): void {
+		this.rate = rate;
+		this.paceSince = this.busy(from);
+		this.sentAtPace = 0;
+		this.acceptedAtPace = 0;
+	}
+
+	private busy(at: number): number {
+		return at - this.idleMs;
 	}
 
 	private leave(): void {
-		const next = this.queued.shift();
-		if (next) next();
-		else this.inFlight--;
+		this.inFlight--;
+		this.admit();
+		if (this.inFlight === 0 && this.queued.length === 0) this.idleSince = performance.now();
+	}
+
+	private admit(): void {
+		while (this.queued.length > 0 && this.inFlight < Math.min(this.window, this.maxInFlight)) {
+			this.inFlight++;
+			this.queued.shift()?.();
+		}
 	}
 }
 

@@ -148,6 +148,7 @@ export async function serviceRequest(
 			alreadyRead(node, credentialType, credentials),
 		)) as IN8nHttpFullResponse;
 		throwErrorStatus(response);
+		request.pacing?.pacer?.heard((response.headers ?? {}) as IDataObject);
 		return response;
 	};
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
@@ -160,6 +161,7 @@ export async function serviceRequest(
 			record: request.record,
 			itemIndex: request.itemIndex,
 			secrets: credentialSecrets(credentials),
+			tokenUrl: credentials.accessTokenUrl,
 			timeoutMs: timeout,
 		};
 		throw requestError(node, error, context);

@@ -49,6 +49,15 @@ function tokensAndStatuses(store: CredentialStore, expiredToken: string) {
 		});
 }
 
+const createClient: INodeParameters = {
+	resource: 'client',
+	operation: 'create',
+	status: 'PROSPECT',
+	entityType: 'individual',
+	firstName: 'Ada',
+	lastName: 'Lovelace',
+};
+
 const oAuth2 = (parameters: INodeParameters): INodeParameters => ({
 	authentication: 'oAuth2',
 	...parameters,
@@ -195,7 +204,7 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 		await expect(poller.poll()).rejects.toThrow(reconnect);
 	});
 
-	it("the OAuth2 client's refusal, as n8n wraps it (1.x every refusal, 2.x all but a revoked grant), gets the same advice", async () => {
+	it("the OAuth2 client's refusal of a revoked grant, wrapped as n8n wraps it, asks to reconnect", async () => {
 		const store = credentials();
 		const { tokenData } = await connectOAuth2(store);
 		sandbox().revokeOAuthGrants();
@@ -224,11 +233,138 @@ describe('A refused refresh (the user revoked the access) asks to reconnect the 
 		});
 
 		expect(error.message).toBe('The service refused the OAuth2 connection');
+		// The server's own words, with the code n8n's client kept.
+		const { body } = (refusal as NodeApiError).cause as unknown as {
+			body: { error: string; error_description: string };
+		};
 		expect(error.description).toBe(
-			`The authorization server said: ${(refusal as NodeApiError).message} Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.`,
+			`The authorization server said: ${body.error_description} (${body.error}). Access could not be renewed. Open the 'Compliance Records OAuth2 API' credential and reconnect it.`,
 		);
 		expect(error.description).not.toContain(String(tokenData.refresh_token));
 		expect((error as NodeApiError).failure).toEqual({ cause: 'credential-invalid' });
+	});
+});
+
+describe('A renewal the authorization server refuses or cannot serve: only a dead credential asks to reconnect', () => {
+	afterEach(() => sandbox().clearTokenFaults());
+
+	const reconnect = "Open the 'Compliance Records OAuth2 API' credential and reconnect it.";
+	const later =
+		"It is unavailable for a moment. Try again in a few minutes, or turn on 'Retry On Fail' in the node's settings.";
+	const said = (code: string) =>
+		`The authorization server said: The authorization server refused the renewal (${code}, a fault injected by the sandbox).`;
+
+	it.each([
+		{
+			answer: 'invalid_client (401)',
+			fault: { error: 'invalid_client' },
+			message: 'The service refused the OAuth2 connection [item 0]',
+			description: `${said('invalid_client')} Access could not be renewed. ${reconnect}`,
+			failure: { cause: 'credential-invalid' },
+		},
+		{
+			answer: 'unauthorized_client (400)',
+			fault: { error: 'unauthorized_client' },
+			message: 'The service refused the OAuth2 connection [item 0]',
+			description: `${said('unauthorized_client')} Access could not be renewed. ${reconnect}`,
+			failure: { cause: 'credential-invalid' },
+		},
+		{
+			answer: 'temporarily_unavailable (400)',
+			fault: { error: 'temporarily_unavailable', status: 400 },
+			message: 'The authorization server could not renew access [item 0]',
+			description: `${said('temporarily_unavailable')} ${later}`,
+			failure: { cause: 'temporarily-unavailable' },
+		},
+		{
+			answer: 'server_error (500)',
+			fault: { error: 'server_error' },
+			message: 'The authorization server could not renew access [item 0]',
+			description: `${said('server_error')} ${later}`,
+			failure: { cause: 'temporarily-unavailable' },
+		},
+		{
+			answer: 'a gateway page (502) asking 90 seconds',
+			fault: { status: 502, retryAfterSeconds: 90 },
+			message: 'The authorization server could not renew access [item 0]',
+			description: `The authorization server said: The authorization server is unavailable (a fault injected by the sandbox). It asked to wait 90 seconds before the next request; the node waits at most 60 seconds. ${later}`,
+			failure: { cause: 'temporarily-unavailable', retryAfterMs: 90_000 },
+		},
+		{
+			answer: 'slow_down (400)',
+			fault: { error: 'slow_down' },
+			message: 'The authorization server is receiving too many requests [item 0]',
+			description: `${said('slow_down')} Wait a few minutes and run the node again, or space the requests out with 'Batching' under 'Request Options' in the node's settings.`,
+			failure: { cause: 'rate-limited' },
+		},
+		{
+			answer: 'invalid_scope (400): no cause proven',
+			fault: { error: 'invalid_scope' },
+			message: 'The authorization server refused to renew access [item 0]',
+			description: `${said('invalid_scope')} Open the 'Compliance Records OAuth2 API' credential, check its 'Authorization Server URL', and reconnect it.`,
+			failure: undefined,
+		},
+	])('$answer', async ({ fault, message, description, failure }) => {
+		const { store } = await expiredConnection();
+		sandbox().injectTokenFaults({ count: 1, ...fault });
+
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'firm', operation: 'get' }),
+		});
+
+		expect(run.error?.message).toBe(message);
+		expect(run.error?.description).toBe(description);
+		expect((run.error as { failure?: unknown }).failure).toEqual(failure);
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.status),
+		).toEqual([401]);
+		expect(store.savedTokens).toHaveLength(0);
+	});
+
+	it('no answer at all (the connection closed): a Create is not said to have acted, only to wait', async () => {
+		const { store } = await expiredConnection();
+		sandbox().injectTokenFaults({ count: 1, drop: true });
+
+		const run = await runNode({ credentials: store, parameters: oAuth2(createClient) });
+
+		expect(run.error?.message).toBe('The authorization server could not renew access [item 0]');
+		expect(run.error?.description).toMatch(
+			new RegExp(`^The authorization server said: .+ ${later.replace(/[.'()]/g, '\\$&')}$`),
+		);
+		expect((run.error as { failure?: unknown }).failure).toEqual({
+			cause: 'temporarily-unavailable',
+		});
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.status),
+		).toEqual([401]);
+	});
+
+	it('a 429 without an OAuth error is waited out and tried again, then told as a rate limit', async () => {
+		const { store } = await expiredConnection();
+		sandbox().injectTokenFaults({ count: 5, status: 429 });
+
+		const run = await runNode({
+			credentials: store,
+			parameters: oAuth2({ resource: 'firm', operation: 'get' }),
+		});
+
+		expect(run.error?.message).toBe(
+			'The authorization server is receiving too many requests [item 0]',
+		);
+		expect(run.error?.description).toContain(
+			'The node sent the request 5 times, waiting between tries, and none went through. Wait a few minutes',
+		);
+		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited' });
+		expect(
+			sandbox()
+				.requests()
+				.map((request) => request.status),
+		).toEqual(Array(5).fill(401));
 	});
 });
 
@@ -243,15 +379,7 @@ describe('Other errors of the service, through OAuth2, say what the service said
 	it('400 on Client → Create', async () => {
 		const run = await runNode({
 			credentials: await connected(),
-			parameters: oAuth2({
-				resource: 'client',
-				operation: 'create',
-				status: 'PROSPECT',
-				entityType: 'individual',
-				firstName: 'Ada',
-				lastName: 'Lovelace',
-				additionalFields: { partnerId: 'no-such-partner' },
-			}),
+			parameters: oAuth2({ ...createClient, additionalFields: { partnerId: 'no-such-partner' } }),
 		});
 
 		expect(sandbox().requests()).toHaveLength(1);

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../../../helpers';
+import { runInRounds, runNode } from '../../../helpers';
 import { serviceSaid, useSandbox } from '../../../helpers/sandbox';
 import { clientIds, lastNameOf } from '../../../helpers/serviceApi';
 import { pageHookProxy } from '../../../helpers/trigger';
@@ -62,14 +62,13 @@ describe('A bulk Create behind a rate limit', () => {
 		expect(createdCounts()).toEqual(new Map(input.map((item) => [item.lastName as string, 1])));
 		const refused = posts().filter((post) => post.status === 429);
 		expect(refused.length).toBeGreaterThan(0);
-		// After a refusal, no request is sent until the wait it asked: every item waits, not only the one refused.
-		const first = refused[0];
+		// After a refusal, no request is sent until the wait it asked: every item waits, not only the
+		// one refused (past the requests already on their way when it was answered).
+		const answeredAt = refused[0].answeredAt as number;
 		const during = sandbox()
 			.requests()
 			.filter(
-				(request) =>
-					request.receivedAt > (first.answeredAt as number) + 400 &&
-					request.receivedAt < (first.answeredAt as number) + 900,
+				(request) => request.receivedAt > answeredAt + 250 && request.receivedAt < answeredAt + 950,
 			);
 		expect(during).toEqual([]);
 	});
@@ -99,14 +98,95 @@ describe('A bulk Create behind a rate limit', () => {
 		});
 
 		expect(run.error).toBeUndefined();
+		// Two at a time, each batch started after n8n's interval from the one before.
 		const times = posts().map((post) => post.receivedAt);
-		// n8n sleeps between starting batches; a first connection's set-up may delay one arrival a little.
-		expect(
-			[times[1] - times[0], times[3] - times[2], times[5] - times[4]].every((gap) => gap < 200),
-		).toBe(true);
-		expect(times[2] - times[0]).toBeGreaterThanOrEqual(350);
-		expect(times[4] - times[2]).toBeGreaterThanOrEqual(350);
+		expect(times[2] - times[1]).toBeGreaterThanOrEqual(300);
+		expect(times[4] - times[3]).toBeGreaterThanOrEqual(300);
 		expect(sandbox().traffic().maxInFlight).toBeLessThanOrEqual(2);
+	});
+});
+
+describe('The pace it learns from the service', () => {
+	/** What the service answered, in the order it received the requests. */
+	const statuses = () =>
+		sandbox()
+			.requests()
+			.map((request) => request.status);
+
+	it('starts with 8 requests in flight, and one more for each the service accepts', async () => {
+		sandbox().setLimits({ latencyMs: 300 });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: create,
+			input: newClients(12),
+		});
+
+		expect(run.error).toBeUndefined();
+		const [first, ...others] = posts();
+		const beforeAnswer = others.filter((post) => post.receivedAt < (first.answeredAt as number));
+		expect(beforeAnswer).toHaveLength(7);
+	});
+
+	it('behind a window, keeps to the count two refusals showed: refused twice, then never', async () => {
+		sandbox().setLimits({ rateLimit: { requests: 20, shape: 'sliding-window' } });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: create,
+			input: newClients(90),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(createdCounts().size).toBe(90);
+		// A refusal is the requests on their way when the first of them was answered 429.
+		const refusals = posts()
+			.filter((post) => post.status === 429)
+			.map((post) => post.answeredAt as number)
+			.filter((at, index, all) => index === 0 || at - all[index - 1] > 500);
+		expect(refusals).toHaveLength(2);
+	});
+
+	it.each(['ratelimit', 'x-ratelimit'] as const)(
+		'reads the limit from %s headers where the service sends them',
+		async (headers) => {
+			sandbox().setLimits({ rateLimit: { requests: 20, shape: 'sliding-window', headers } });
+
+			const run = await runNode({
+				credentials: credentials(),
+				parameters: create,
+				input: newClients(50),
+			});
+
+			expect(run.error).toBeUndefined();
+			expect(createdCounts().size).toBe(50);
+			expect(statuses().filter((status) => status === 429)).toEqual([]);
+		},
+	);
+
+	it("after the node's own silence between runs in one execution (Loop Over Items), sends at the service's rate, not slower", async () => {
+		sandbox().setLimits({ rateLimit: { requests: 10, burst: 10 } });
+		const [one, many] = [newClients(1), newClients(60)];
+
+		const runs = await runInRounds({
+			credentials: credentials(),
+			parameters: create,
+			batches: [one, many],
+			pauseMs: 3_000,
+		});
+
+		expect(runs.map((run) => [run.error, run.json.length])).toEqual([
+			[undefined, 1],
+			[undefined, 60],
+		]);
+		expect(createdCounts().size).toBe(61);
+		// In the two seconds after the second run's first refusal's wait, the service's rate allowed 20.
+		const [first] = posts().filter((post) => post.status === 429);
+		const from = (first.answeredAt as number) + 1_000;
+		const accepted = posts().filter(
+			(post) => post.status === 201 && post.receivedAt >= from && post.receivedAt < from + 2_000,
+		);
+		expect(accepted.length).toBeGreaterThanOrEqual(14);
 	});
 });
 
@@ -255,6 +335,8 @@ describe('What is sent again, and what never is', () => {
 		expect(run.error?.description).toContain(
 			'The node sent the request 5 times, waiting between tries, and none went through.',
 		);
+		// `Retry-After: 0` says to come back now, not how long to wait before running the node again.
+		expect(run.error?.description).toContain('Wait a few minutes and run the node again');
 	});
 
 	it('a Retry-After beyond the wait the node makes fails at once, with how long it asked; the other items are not sent', async () => {
@@ -299,6 +381,69 @@ describe('What is sent again, and what never is', () => {
 		expect(run.error?.message).toBe('This operation was aborted');
 		expect(sandbox().requests()).toHaveLength(1);
 	});
+});
+
+describe('How long a wait: Retry-After as RFC 9110 defines it', () => {
+	const firmGet: INodeParameters = { resource: 'firm', operation: 'get' };
+	/** The node's shortest own back-off before a second send: half of its first second (jitter). */
+	const SHORTEST_BACKOFF_MS = 500;
+
+	it.each(['1.5', '0.5', '-1', '10, 20', 'in a moment', 'Sun, 31 Feb 2030 08:00:00 GMT'])(
+		'"%s" is no wait the service asked: the node waits its own back-off before sending again',
+		async (retryAfterText) => {
+			sandbox().injectFaults({ count: 1, status: 429, retryAfterText, path: '/firm' });
+
+			const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+			expect(run.error).toBeUndefined();
+			const [refused, sent] = sandbox().requests();
+			expect([refused.status, sent.status]).toEqual([429, 200]);
+			expect(sent.receivedAt - (refused.answeredAt as number)).toBeGreaterThanOrEqual(
+				SHORTEST_BACKOFF_MS - 10,
+			);
+		},
+	);
+
+	it('refused every time with a malformed one, the error asks for no particular wait, nor n8n', async () => {
+		sandbox().injectFaults({ count: 5, status: 429, retryAfterText: '1.5', path: '/firm' });
+
+		const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+		expect(sandbox().requests()).toHaveLength(5);
+		expect(run.error?.description).toContain(
+			"The node sent the request 5 times, waiting between tries, and none went through. Wait a few minutes and run the node again, or space the requests out with 'Batching'",
+		);
+		expect((run.error as { failure?: unknown }).failure).toEqual({ cause: 'rate-limited' });
+	});
+
+	it.each([
+		['ahead of', 2],
+		['behind', -2],
+	])(
+		"an HTTP date is read against the answer's Date: a service clock %s the host's by hours still means the wait it names",
+		async (_case, hours) => {
+			sandbox().setClock({ offsetMs: hours * 3_600_000 });
+			try {
+				sandbox().injectFaults({
+					count: 1,
+					status: 429,
+					retryAfterSeconds: 1,
+					retryAfterAs: 'date',
+					path: '/firm',
+				});
+
+				const run = await runNode({ credentials: credentials(), parameters: firmGet });
+
+				// Against the host's clock, that date is hours away (the run fails at once) or past (sent again at once).
+				expect(run.error).toBeUndefined();
+				const [refused, sent] = sandbox().requests();
+				expect([refused.status, sent.status]).toEqual([429, 200]);
+				expect(sent.receivedAt - (refused.answeredAt as number)).toBeGreaterThanOrEqual(990);
+			} finally {
+				sandbox().setClock({ offsetMs: 0 });
+			}
+		},
+	);
 });
 
 describe('Return All retries the page, not the run', () => {
