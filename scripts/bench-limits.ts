@@ -44,7 +44,8 @@ import type {
 } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
-import { MAX_IN_FLIGHT, Pacer, sendWithRetries } from '../nodes/ComplianceRecords/transport/pacing';
+import { MAX_IN_FLIGHT, Pacer } from '../nodes/ComplianceRecords/transport/pacing';
+import { sendWithRetries } from '../nodes/ComplianceRecords/transport/retries';
 import {
 	CredentialStore,
 	runInRounds,

@@ -15,7 +15,7 @@ import { SERVICE_HEADERS } from '../../../shared/service';
 import { isObject } from '../transport/answers';
 import { type OperationWording, requestError } from '../transport/errors';
 import { throwErrorStatus } from '../transport/failures';
-import { sendWithRetries, type WriteReadBack } from '../transport/pacing';
+import { sendWithRetries, type WriteReadBack } from '../transport/retries';
 import {
 	authenticationOf,
 	credentialSecrets,

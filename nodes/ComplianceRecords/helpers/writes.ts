@@ -15,7 +15,8 @@ import {
 	severalCreatedError,
 } from '../transport/errors';
 import { answerIn, FailedRequest, mayHaveActed } from '../transport/failures';
-import { pause, type WriteReadBack } from '../transport/pacing';
+import { pause } from '../transport/pacing';
+import type { WriteReadBack } from '../transport/retries';
 import { sharedInExecution } from './execution';
 import { type RecordKind, shaperOf } from './output';
 import type { RecordParameter } from './records';

@@ -67,7 +67,7 @@ export function networkCode(error: unknown): string | undefined {
 	);
 }
 
-/** What the retry rules (pacing.ts) did with a request before it failed for good. */
+/** What the retry rules (retries.ts) did with a request before it failed for good. */
 export interface Sending {
 	method: string;
 	/** How often it was sent; 0 when the service had already asked every request to wait too long. */

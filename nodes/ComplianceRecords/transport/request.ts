@@ -15,7 +15,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { insecureUrlProblem, SERVICE_HEADERS, trimmedUrl } from '../../../shared/service';
 import { type ErrorContext, type RecordRef, requestError } from './errors';
 import { throwErrorStatus } from './failures';
-import { type Pacing, sendWithRetries } from './pacing';
+import { type Pacing, sendWithRetries } from './retries';
 
 /**
  * How the package talks to the service: the rules every request gets, whichever path sends it
@@ -103,7 +103,7 @@ interface ServiceRequest {
 	record?: RecordRef;
 	itemIndex?: number;
 	timeoutMs?: number;
-	/** The execution's pace, and how long the trigger's poll can wait (pacing.ts). */
+	/** The execution's pace, and how long the trigger's poll can wait (retries.ts). */
 	pacing?: Pacing;
 }
 
@@ -116,7 +116,7 @@ interface ServiceResponse {
 /**
  * Sends one request with the credential the node's 'Authentication' picks, for what n8n's
  * declarative routing does not run: the trigger, the dropdowns and lookups; sent again when the
- * retry rules allow (pacing.ts).
+ * retry rules allow (retries.ts).
  */
 export async function serviceRequest(
 	this: ServiceContext,

@@ -1,7 +1,8 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { Pacer, type Pacing } from '../transport/pacing';
+import { Pacer } from '../transport/pacing';
+import type { Pacing } from '../transport/retries';
 
 /** n8n-core's own, for n8n 1.x, whose poll context has no `getPollBudgetMs`. */
 const DEFAULT_POLL_BUDGET_MS = 5 * 60 * 1000;
