@@ -2,9 +2,6 @@ import type { Failure, IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { isObject, retryAfterMs, type ServiceAnswer, serviceWords } from './answers';
 
-/* What happened to a request: the answer or network code its failure carries, what the retry rules
- * did, and the cause n8n is told. */
-
 /** An error status that came back as a response (API key requests), on its way to {@link requestError}. */
 export class ErrorStatus extends Error {
 	constructor(readonly answer: ServiceAnswer) {
@@ -12,7 +9,6 @@ export class ErrorStatus extends Error {
 	}
 }
 
-/** Throws a response with an error status as an {@link ErrorStatus}; a success passes. */
 export function throwErrorStatus(response: IN8nHttpFullResponse): void {
 	if (response.statusCode >= 400) {
 		throw new ErrorStatus({
@@ -23,11 +19,7 @@ export function throwErrorStatus(response: IN8nHttpFullResponse): void {
 	}
 }
 
-/**
- * What n8n's error keeps of a request that failed; it differs between n8n lines. n8n 2.x keeps
- * the HTTP client's error in `cause`; n8n 1.x only the status (or the network code) in
- * `httpCode` and a JSON object body in `context.data`: no headers, no text body.
- */
+/** What n8n's error keeps of a failed request: 2.x the HTTP client's error in `cause`; 1.x only `httpCode` and a JSON body in `context.data`. */
 export interface ThrownError {
 	message?: unknown;
 	httpCode?: unknown;
@@ -42,10 +34,7 @@ export interface ThrownError {
 	};
 }
 
-/**
- * The answer with an error status that a request's failure carries, however it came: an
- * {@link ErrorStatus} (API key) or n8n's thrown error (OAuth2); undefined for any other failure.
- */
+/** The answer with an error status a failure carries: an {@link ErrorStatus} (API key) or n8n's thrown error (OAuth2). */
 export function answerIn(error: unknown): ServiceAnswer | undefined {
 	const { cause } = unwrapped(error);
 	if (cause instanceof ErrorStatus) return cause.answer;
@@ -78,7 +67,6 @@ export interface Sending {
 	readBack?: 'not-applied' | 'overtaken' | 'failed';
 }
 
-/** A request's last failure (its `cause`) and what the retry rules did, on its way to {@link requestError}. */
 export class FailedRequest extends Error {
 	constructor(
 		cause: unknown,
@@ -148,7 +136,6 @@ export function isTemporary(error: unknown): boolean {
 
 /** An OAuth2 renewal the authorization server refused or could not serve, as much as n8n kept of it. */
 export interface Renewal {
-	/** The OAuth error code, where n8n kept it or its words name it. */
 	code?: string;
 	cause?: Failure['cause'];
 	waitMs?: number;
@@ -165,8 +152,7 @@ const CAUSE_OF_CODE: Record<string, Failure['cause']> = {
 	slow_down: 'rate-limited',
 };
 
-/* n8n 1.x keeps only the message of its OAuth2 client's refusal: for these codes, the client's own
- * words (RFC 6749's); for others, the server's, which may name the code. */
+/** n8n 1.x keeps only its OAuth2 client's words, RFC 6749's own for these codes. */
 const CODE_OF_WORDS: Array<[RegExp, string]> = [
 	[/^The provided authorization grant /, 'invalid_grant'],
 	[/^Client authentication failed /, 'invalid_client'],
@@ -181,11 +167,7 @@ const CODE_OF_WORDS: Array<[RegExp, string]> = [
 const causeOfStatus = (status: number): Failure['cause'] | undefined =>
 	status === 429 ? 'rate-limited' : status >= 500 ? 'temporarily-unavailable' : undefined;
 
-/**
- * A failed renewal in what n8n's OAuth2 request threw: the client's refusal with an OAuth error
- * (code EAUTH: 2.x keeps its body, 1.x its words), an answer without one (ESTATUS, 2.x), or the
- * token request's own status or network failure (2.x, told by its URL, `tokenUrl`).
- */
+/** A failed renewal: an OAuth error (EAUTH), an answer without one (ESTATUS, 2.x), or the token request's own failure (2.x, by its URL). */
 export function renewalFailure(thrown: ThrownError, tokenUrl?: unknown): Renewal | undefined {
 	const inner = thrown.cause;
 	const message = String(thrown.message ?? '');

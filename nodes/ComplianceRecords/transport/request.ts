@@ -17,11 +17,7 @@ import { type ErrorContext, type RecordRef, requestError } from './errors';
 import { throwErrorStatus } from './failures';
 import { type Pacing, sendWithRetries } from './retries';
 
-/**
- * How the package talks to the service: the rules every request gets, whichever path sends it
- * (the action node's declarative routing, or {@link serviceRequest} for the trigger, the
- * dropdowns and lookups), and the one mapping of what a request throws (errors.ts).
- */
+/* The rules every request gets, routed by n8n or sent by {@link serviceRequest}. */
 
 /** Which credential a request uses: both nodes' 'Authentication' parameter picks one of two types. */
 export type Authentication = 'apiKey' | 'oAuth2';
@@ -46,7 +42,6 @@ function checkedBaseUrl(rawBaseUrl: unknown, node: INode): string {
 	return baseUrl;
 }
 
-/** Applies the service's rules to a request about to be sent. */
 export function prepareRequest(
 	options: IHttpRequestOptions,
 	node: INode,
@@ -74,10 +69,7 @@ export function credentialSecrets(credentials: ICredentialDataDecryptedObject): 
 	].filter((value): value is string => typeof value === 'string' && value.length > 0);
 }
 
-/**
- * Hands n8n the credential the node has read, so that n8n does not load and decrypt it again for
- * the request. OAuth2 requests read it themselves, so that n8n can renew the token.
- */
+/** The credential already read, so n8n does not decrypt it again; OAuth2 reads its own, to renew the token. */
 function alreadyRead(
 	node: INode,
 	type: string,
@@ -107,17 +99,12 @@ interface ServiceRequest {
 	pacing?: Pacing;
 }
 
-/** A successful answer: its body, and its headers (names in lower case). */
 interface ServiceResponse {
 	body: IDataObject;
 	headers: IDataObject;
 }
 
-/**
- * Sends one request with the credential the node's 'Authentication' picks, for what n8n's
- * declarative routing does not run: the trigger, the dropdowns and lookups; sent again when the
- * retry rules allow (retries.ts).
- */
+/** One request for what n8n's routing does not run (the trigger, dropdowns, lookups), with the retry rules. */
 export async function serviceRequest(
 	this: ServiceContext,
 	request: ServiceRequest,

@@ -12,7 +12,6 @@ import { Pacer, pause, refusedWait } from './pacing';
 /* The one rule for what is sent again: every request of both nodes goes through sendWithRetries
  * (the action node's routed requests, and serviceRequest). */
 
-/** The most times one request is sent. */
 const MAX_TRIES = 5;
 
 /** The first wait without a `Retry-After`, doubled at each try (with jitter). */
@@ -30,7 +29,7 @@ type Verdict =
 	| { resend: true; waitMs: number; throttled: boolean }
 	| { resend: 'if-not-applied'; waitMs: number };
 
-/** `FIRST_BACKOFF_MS` doubled per try so far, between 50% and 100% of that (jitter, so that items do not retry together). */
+/** Doubled per try, with jitter so that items do not retry together. */
 const backoffMs = (tries: number) =>
 	FIRST_BACKOFF_MS * 2 ** (tries - 1) * (0.5 + Math.random() / 2);
 
@@ -58,7 +57,6 @@ function verdictOn(error: unknown, method: string, tries: number, readsBack: boo
 export interface Pacing {
 	/** The execution's pace (one per execution, shared by its items); a request of its own when absent. */
 	pacer?: Pacer;
-	/** Stops a wait when n8n cancels the execution. */
 	signal?: AbortSignal;
 	/** How long a wait may be (the time left in the trigger's poll); at most a minute when absent (pacing.ts). */
 	roomToWaitMs?: () => number;
@@ -81,11 +79,8 @@ async function readBackOf<T>(
 }
 
 /**
- * Sends a request by `send`, in its turn, and sends it again when a resend is safe: a 429 or no
- * connection at all (any method); a 502, 503, 504 or a connection closed early (a GET); a write
- * that may have been applied only when `readBack` shows it was not; after the wait the service
- * asked (`Retry-After`) or a growing one, at most {@link MAX_TRIES} sends and a
- * minute's wait. Whatever fails in the end is thrown as a {@link FailedRequest}.
+ * Sends again only what is safe: a 429 or nothing sent (any method); a 5xx gateway answer or a
+ * closed connection (a GET); a write that may have acted only once read back as not applied.
  */
 export async function sendWithRetries<T>(
 	send: () => Promise<T>,
@@ -107,7 +102,6 @@ export async function sendWithRetries<T>(
 		const verdict = verdictOn(error, method, tries, readBack !== undefined);
 		const throttled = verdict.resend === true && verdict.throttled;
 		pacer.done(startedAt, throttled ? { waitMs: verdict.waitMs, refusal: error } : undefined);
-		// Explained as an n8n error by the caller (errors.ts requestError), with what was tried.
 		if (!verdict.resend) throw new FailedRequest(error, { method, tries });
 		if (verdict.resend === 'if-not-applied' && readBack) {
 			const found = await readBackOf(readBack);
