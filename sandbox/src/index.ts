@@ -31,7 +31,7 @@ import { Limits } from './limits';
 import { Cursors } from './paging';
 import { Renderer } from './render';
 import { Random, seedStore } from './seed';
-import type { ChangeRecord, RiskLevel } from './store';
+import type { ChangeRecord, Firm, RiskLevel, StaffMember } from './store';
 import { RISK_LEVELS, Store } from './store';
 
 export type {
@@ -40,6 +40,7 @@ export type {
 	ClockSetting,
 	ErrorFormat,
 	FaultOptions,
+	Firm,
 	LimitSettings,
 	LoggedRequest,
 	RateLimit,
@@ -47,6 +48,7 @@ export type {
 	RateLimitShape,
 	RiskLevel,
 	SandboxControls,
+	StaffMember,
 	TokenFaultOptions,
 	Traffic,
 };

@@ -2,6 +2,7 @@
  * The package in n8n's editor, in a real browser: what a user sees when they pick the nodes,
  * fill the dropdowns and test the credential. Screenshots go to test-artifacts/e2e/screenshots/.
  */
+import type { Firm } from 'compliance-records-sandbox';
 import type { Browser, Page } from 'playwright-core';
 
 import { API_KEY_CREDENTIAL, OAUTH2_CREDENTIAL, manualTrigger } from '../helpers/n8n/demo';
@@ -16,11 +17,6 @@ import {
 	signedIn,
 	waitFor,
 } from './environment';
-
-interface Firm {
-	staff: Array<{ firstName: string; lastName: string; isPartner: boolean }>;
-	services: Array<{ name: string }>;
-}
 
 let browser: Browser;
 let page: Page;

@@ -7,6 +7,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Firm } from 'compliance-records-sandbox';
 import type { Browser } from 'playwright-core';
 
 import { launchBrowser, newPage, screenshot, signInToEditor } from './browser';
@@ -33,20 +34,6 @@ interface ListedClient {
 	name: string;
 	nextReviewDate?: string;
 	lastModifiedAt: string;
-}
-
-interface Firm {
-	name: string;
-	mlroStaffId: string;
-	staff: Array<{
-		id: string;
-		firstName: string;
-		lastName: string;
-		isPartner: boolean;
-		isManager: boolean;
-	}>;
-	businessUnits: Array<{ name: string }>;
-	services: Array<{ name: string }>;
 }
 
 const TOOLS = [

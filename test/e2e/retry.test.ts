@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { LoggedRequest } from 'compliance-records-sandbox';
+import { createEachClient } from '../helpers/bulkCreate';
 import { webhookNode } from '../helpers/n8n/demo';
 import { newApiKeyCredential } from '../helpers/sandboxControl';
 import { listAll } from '../helpers/serviceApi';
@@ -56,15 +57,7 @@ test.each([
 					type: 'CUSTOM.complianceRecords',
 					typeVersion: 2,
 					position: [480, 0],
-					parameters: {
-						resource: 'client',
-						operation: 'create',
-						status: 'PROSPECT',
-						entityType: 'individual',
-						firstName: 'Ada',
-						lastName: '={{ $json.lastName }}',
-						additionalFields: referenceNumber,
-					},
+					parameters: { ...createEachClient, additionalFields: referenceNumber },
 					credentials: { complianceRecordsApi: { id: credential.id, name: credential.name } },
 				},
 			],

@@ -7,10 +7,13 @@ import { lastNameOf } from './serviceApi';
 /* A bulk Client > Create: its input, its parameters, and how often each client was created. */
 
 let batch = 0;
-/** Input items naming `count` new clients, by a last name that says which. */
-export function newClients(count: number): IDataObject[] {
+/** Input items naming `count` new clients by a last name that says which, and each a new reference number if asked. */
+export function newClients(count: number, { withReference = false } = {}): IDataObject[] {
 	batch++;
-	return Array.from({ length: count }, (_, index) => ({ lastName: `Batch ${batch} no. ${index}` }));
+	return Array.from({ length: count }, (_, index) => ({
+		lastName: `Batch ${batch} no. ${index}`,
+		...(withReference && { reference: `BATCH-${batch}-${index}` }),
+	}));
 }
 
 /** Client > Create of an individual named by each input item's `lastName`. */

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- development tooling: runs in Node, not in n8n */
 import type { IDataObject } from 'n8n-workflow';
-import type { LoggedRequest, Sandbox } from 'compliance-records-sandbox';
+import type { Firm, LoggedRequest, Sandbox } from 'compliance-records-sandbox';
 
 /*
  * The service called directly with the firm's API key, as the firm's users and other systems
@@ -59,6 +59,11 @@ export async function serviceGet<T = IDataObject>(
 	path: string,
 ): Promise<T> {
 	return (await serviceCall(sandbox, 'GET', path)) as T;
+}
+
+/** The firm record: its staff, business units and services. */
+export async function firmOf(sandbox: ServiceAccess): Promise<Firm> {
+	return (await serviceGet<{ data: Firm }>(sandbox, '/firm')).data;
 }
 
 let referenceCounter = 0;

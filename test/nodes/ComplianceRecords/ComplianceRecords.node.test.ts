@@ -5,21 +5,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ComplianceRecords } from '../../../nodes/ComplianceRecords/ComplianceRecords.node';
+import { parametersShown } from '../../helpers/parametersShown';
 
 const node = new ComplianceRecords();
 const { description } = node;
 const nodeDir = join(__dirname, '../../../nodes/ComplianceRecords');
 
-/** The parameters n8n keeps (and the editor shows) for these values, defaults filled in. */
 const shown = (values: INodeParameters, typeVersion = 1) =>
-	NodeHelpers.getNodeParameters(
-		description.properties,
-		values,
-		true,
-		false,
-		{ typeVersion },
-		description,
-	) ?? {};
+	parametersShown(description, values, typeVersion);
 
 const optionValues = (property: INodeProperties | undefined) =>
 	(property?.options ?? []).map((option) => ('value' in option ? option.value : undefined));

@@ -1,6 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- development tooling: runs in Node, not in n8n */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -9,6 +8,7 @@ import { useSandbox } from '../../helpers/sandbox';
 import { createTriggerPoller, triggerRequests } from '../../helpers/trigger';
 import { listAll, serviceGet, touchClient, type ServiceClient } from '../../helpers/serviceApi';
 import { SIMPLIFIED_KEYS, simplifiedClient } from '../../helpers/simplified';
+import { parametersShown } from '../../helpers/parametersShown';
 
 /*
  * The trigger as the editor shows it, and "Fetch Test Event" (n8n runs the node in manual mode):
@@ -203,20 +203,8 @@ describe('Fetch Test Event', () => {
 });
 
 describe("Simplify (version 1.1): Get Many's client, or with 'Fetch Full Client' Get's, for every event", () => {
-	/** The parameters n8n keeps for a trigger of this version (the editor shows them), defaults filled in. */
-	const shown = (values: INodeParameters, typeVersion: number) => {
-		const { description } = new ComplianceRecordsTrigger();
-		return (
-			NodeHelpers.getNodeParameters(
-				description.properties,
-				values,
-				true,
-				false,
-				{ typeVersion },
-				description,
-			) ?? {}
-		);
-	};
+	const shown = (values: INodeParameters, typeVersion: number) =>
+		parametersShown(new ComplianceRecordsTrigger().description, values, typeVersion);
 
 	/** A client with a partner, a manager and a completed AML determination, as the service holds it. */
 	async function assignedClient(): Promise<ServiceClient> {

@@ -1,8 +1,9 @@
+import type { Firm } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
-import { serviceGet } from '../../../helpers/serviceApi';
+import { firmOf, serviceGet } from '../../../helpers/serviceApi';
 
 /**
  * Partner, manager, business unit and services given by name (as an AI agent's `$fromAI()` or a
@@ -10,20 +11,8 @@ import { serviceGet } from '../../../helpers/serviceApi';
  */
 const { sandbox, credentials } = useSandbox({ clients: 3 });
 
-interface Firm {
-	staff: Array<{
-		id: string;
-		firstName: string;
-		lastName: string;
-		isPartner: boolean;
-		isManager: boolean;
-	}>;
-	businessUnits: Array<{ id: string; name: string }>;
-	services: Array<{ id: string; name: string }>;
-}
-
 async function firm(): Promise<Firm> {
-	const data = (await serviceGet<{ data: Firm }>(sandbox(), '/firm')).data;
+	const data = await firmOf(sandbox());
 	sandbox().clearRequests();
 	return data;
 }

@@ -1,13 +1,13 @@
 /* eslint-disable no-console -- development tooling: runs in Node, not in n8n; prints what it measures */
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../../../../nodes/ComplianceRecords/ComplianceRecords.node';
 import { asAiTool, runNode, TestNodeTypes } from '../../../helpers';
 import { useSandbox } from '../../../helpers/sandbox';
 import { createTriggerPoller } from '../../../helpers/trigger';
-import { serviceGet, touchClient, type ServiceClient } from '../../../helpers/serviceApi';
+import { firmOf, serviceGet, touchClient, type ServiceClient } from '../../../helpers/serviceApi';
 import { SIMPLIFIED_KEYS, simplifiedClient } from '../../../helpers/simplified';
+import { parametersShown } from '../../../helpers/parametersShown';
 
 const { sandbox, credentials } = useSandbox({ clients: 60, controls: true });
 
@@ -128,9 +128,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 	});
 
 	it('Client > Create and Update output the simplified client', async () => {
-		const firm = await stored<{
-			staff: Array<{ id: string; firstName: string; lastName: string; isPartner: boolean }>;
-		}>('/firm');
+		const firm = await firmOf(sandbox());
 		const partner = firm.staff.find((member) => member.isPartner)!;
 
 		const created = await run({
@@ -237,21 +235,7 @@ describe('Simplify (version 2): at most 10 fields, the most used first, names in
 	});
 
 	it('Firm > Get: the MLRO, partners, managers, reviewers, staff, business units and services by name', async () => {
-		const firm = await stored<{
-			id: string;
-			name: string;
-			mlroStaffId: string;
-			staff: Array<{
-				id: string;
-				firstName: string;
-				lastName: string;
-				isPartner: boolean;
-				isManager: boolean;
-				isReviewer: boolean;
-			}>;
-			businessUnits: Array<{ id: string; name: string }>;
-			services: Array<{ id: string; name: string }>;
-		}>('/firm');
+		const firm = await firmOf(sandbox());
 		sandbox().clearRequests();
 		const named = (members: typeof firm.staff) =>
 			members.map((member) => `${member.firstName} ${member.lastName}`);
@@ -426,21 +410,6 @@ describe('one Simplified shape per record kind, whatever operation outputs it', 
 	});
 });
 
-/** The parameters n8n keeps for a node (the editor shows them), defaults filled in. */
-const shown = (
-	description: typeof tool.description,
-	values: INodeParameters,
-	typeVersion: number,
-) =>
-	NodeHelpers.getNodeParameters(
-		description.properties,
-		values,
-		true,
-		false,
-		{ typeVersion },
-		description,
-	) ?? {};
-
 describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected Fields", () => {
 	it('the editor shows Output, Simplified by default, in place of Simplify; the node itself keeps Simplify', () => {
 		const { description } = new ComplianceRecords();
@@ -455,17 +424,23 @@ describe("Output, as an AI agent's tool (version 2): Simplified, Raw or Selected
 			['organisation', 'getAll'],
 			['firm', 'get'],
 		]) {
-			const asTool = shown(tool.description, { resource, operation }, 2);
+			const asTool = parametersShown(tool.description, { resource, operation }, 2);
 			expect(asTool).toMatchObject({ output: 'simple' });
 			expect(asTool).not.toHaveProperty('simplify');
 			expect(asTool).not.toHaveProperty('fields');
-			expect(shown(tool.description, { resource, operation, output: 'fields' }, 2)).toMatchObject({
+			expect(
+				parametersShown(tool.description, { resource, operation, output: 'fields' }, 2),
+			).toMatchObject({
 				output: 'fields',
 				fields: [],
 			});
-			expect(shown(tool.description, { resource, operation }, 1)).not.toHaveProperty('output');
-			expect(shown(description, { resource, operation }, 2)).toMatchObject({ simplify: true });
-			expect(shown(description, { resource, operation }, 2)).not.toHaveProperty('output');
+			expect(parametersShown(tool.description, { resource, operation }, 1)).not.toHaveProperty(
+				'output',
+			);
+			expect(parametersShown(description, { resource, operation }, 2)).toMatchObject({
+				simplify: true,
+			});
+			expect(parametersShown(description, { resource, operation }, 2)).not.toHaveProperty('output');
 		}
 	});
 

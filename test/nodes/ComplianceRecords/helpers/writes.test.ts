@@ -2,10 +2,12 @@ import type { LoggedRequest } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { credentialsFor, runNode, type CredentialStore, type NodeRun } from '../../../helpers';
+import { createEachClient, newClients } from '../../../helpers/bulkCreate';
 import { forwardingProxy, type ProxyHooks } from '../../../helpers/forwardingProxy';
 import { useSandbox } from '../../../helpers/sandbox';
 import {
 	clientIds,
+	firmOf,
 	listAll,
 	serviceCall,
 	serviceGet,
@@ -52,27 +54,11 @@ const throughProxy = (origin: string) =>
 const withRetryOnFail = (parameters: INodeParameters, input: IDataObject[]) =>
 	runNode({ credentials: credentialsWithNewKey(), parameters, input, retryOnFail: RETRY_ON_FAIL });
 
+/** Tells apart what each test names. */
 let batch = 0;
-/** Input items naming `count` new clients by last name, and each a new reference number if asked. */
-function newClients(count: number, { withReference = false } = {}): IDataObject[] {
-	batch++;
-	return Array.from({ length: count }, (_, index) => ({
-		lastName: `Writes ${batch} no. ${index}`,
-		...(withReference && { reference: `WRITES-${batch}-${index}` }),
-	}));
-}
-
-const createClients: INodeParameters = {
-	resource: 'client',
-	operation: 'create',
-	status: 'PROSPECT',
-	entityType: 'individual',
-	firstName: 'Ada',
-	lastName: '={{ $json.lastName }}',
-};
 
 const withReferences: INodeParameters = {
-	...createClients,
+	...createEachClient,
 	additionalFields: { referenceNumber: '={{ $json.reference }}' },
 };
 
@@ -85,7 +71,7 @@ async function createThroughProxy(item: IDataObject, hooks: ProxyHooks): Promise
 	try {
 		return await runNode({
 			credentials: throughProxy(proxy.origin),
-			parameters: createClients,
+			parameters: createEachClient,
 			input: [item],
 			retryOnFail: RETRY_ON_FAIL,
 		});
@@ -149,7 +135,7 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 3 });
 		const input = newClients(6);
 
-		const run = await withRetryOnFail(createClients, input);
+		const run = await withRetryOnFail(createEachClient, input);
 
 		await expectEachCreatedOnce(run, input);
 		expect(statusCounts(posts())).toEqual({ 201: 6, 503: 1 });
@@ -168,7 +154,7 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		answerLostAfterCreate(3, 502);
 		const input = newClients(6);
 
-		const run = await withRetryOnFail(createClients, input);
+		const run = await withRetryOnFail(createEachClient, input);
 
 		await expectEachCreatedOnce(run, input);
 		expect(statusCounts(posts())).toEqual({ 201: 5, 502: 1 });
@@ -259,7 +245,7 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create", () =>
 		sandbox().injectFaults({ count: 1, status: 503, path: '/clients', after: 1 });
 		const [twin] = newClients(1);
 
-		const run = await withRetryOnFail(createClients, [twin, twin]);
+		const run = await withRetryOnFail(createEachClient, [twin, twin]);
 
 		expect(run.error).toBeUndefined();
 		expect(new Set(run.json.map((client) => client.id)).size).toBe(2);
@@ -331,6 +317,7 @@ describe("n8n's Retry On Fail runs the whole node again: Client > Create or Upda
 	};
 
 	it('a 503 mid-batch: each client created or updated once, every item output', async () => {
+		batch++;
 		const existing = (await clientIds(sandbox())).slice(0, 3);
 		const references = existing.map((_, index) => `UPSERTED-${batch}-${index}`);
 		for (const [index, id] of existing.entries())
@@ -397,7 +384,7 @@ describe("A Retry from n8n's executions list runs the failed node again from the
 		async (_case, withReference, postsByRetry, getsByRetry) => {
 			answerLostAfterCreate(3);
 			const input = newClients(6, { withReference });
-			const parameters = withReference ? withReferences : createClients;
+			const parameters = withReference ? withReferences : createEachClient;
 			const failed = await runNode({ credentials: credentials(), parameters, input });
 			expect(failed.error?.message).toBe(
 				'The service could not complete the request (HTTP 503) [item 3]',
@@ -420,7 +407,7 @@ describe('The advice after a write the service may have applied', () => {
 
 		const run = await runNode({
 			credentials: credentials(),
-			parameters: createClients,
+			parameters: createEachClient,
 			input: newClients(1),
 		});
 
@@ -435,7 +422,7 @@ describe('The advice after a write the service may have applied', () => {
 
 		const run = await runNode({
 			credentials: credentials(),
-			parameters: { ...createClients, requestOptions: { timeout: 500 } },
+			parameters: { ...createEachClient, requestOptions: { timeout: 500 } },
 			input: newClients(1),
 		});
 
@@ -447,6 +434,7 @@ describe('The advice after a write the service may have applied', () => {
 	});
 
 	it("Create or Update answered 503: running it again is safe, and says so; never 'Retry On Fail'", async () => {
+		batch++;
 		sandbox().injectFaults({ count: 1, status: 503, path: '/clients' });
 
 		const run = await runNode({
@@ -472,7 +460,7 @@ describe('The advice after a write the service may have applied', () => {
 describe('An update the service may have applied is read back, never sent blind', () => {
 	/** A client of the firm with no partner, and a partner of the firm to set. */
 	async function clientAndPartner(position: number) {
-		const firm = (await serviceGet<{ data: { staff: IDataObject[] } }>(sandbox(), '/firm')).data;
+		const firm = await firmOf(sandbox());
 		const [partner, other] = firm.staff.filter((member) => member.isPartner);
 		const clientId = (await clientIds(sandbox()))[position];
 		await serviceCall(sandbox(), 'PATCH', `/clients/${clientId}`, { partnerId: null });

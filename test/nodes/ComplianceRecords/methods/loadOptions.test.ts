@@ -1,26 +1,15 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- the API key is deliberately wrong, not a secret */
+import type { Firm } from 'compliance-records-sandbox';
 import { connectOAuth2, loadOptions } from '../../../helpers';
 import { expectReceived, serviceSaid, useSandbox } from '../../../helpers/sandbox';
-import { serviceGet } from '../../../helpers/serviceApi';
+import { firmOf } from '../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox();
-
-interface Firm {
-	staff: Array<{
-		id: string;
-		firstName: string;
-		lastName: string;
-		isPartner: boolean;
-		isManager: boolean;
-	}>;
-	businessUnits: Array<{ id: string; name: string; type: string }>;
-	services: Array<{ id: string; name: string }>;
-}
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 async function firm(): Promise<Firm> {
-	const { data } = await serviceGet<{ data: Firm }>(sandbox(), '/firm');
+	const data = await firmOf(sandbox());
 	sandbox().clearRequests();
 	return data;
 }

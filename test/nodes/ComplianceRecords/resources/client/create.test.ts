@@ -2,15 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
 import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
-import { serviceGet } from '../../../../helpers/serviceApi';
+import { firmOf, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox();
-
-interface Firm {
-	staff: Array<{ id: string; isPartner: boolean; isManager: boolean }>;
-	businessUnits: Array<{ id: string }>;
-	services: Array<{ id: string }>;
-}
 
 const create = (parameters: IDataObject, input?: IDataObject[]) =>
 	runNode({
@@ -75,7 +69,7 @@ describe('Client > Create', () => {
 	});
 
 	it('sends every optional individual field and every additional field with the API names', async () => {
-		const firm = (await serviceGet<{ data: Firm }>(sandbox(), '/firm')).data;
+		const firm = await firmOf(sandbox());
 		sandbox().clearRequests();
 		const partnerId = firm.staff.find((member) => member.isPartner)!.id;
 		const managerId = firm.staff.find((member) => member.isManager)!.id;

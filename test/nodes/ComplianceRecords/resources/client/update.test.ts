@@ -1,16 +1,11 @@
+import type { Firm } from 'compliance-records-sandbox';
 import type { IDataObject, INodeParameterResourceLocator, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../../helpers';
 import { expectReceived, useSandbox } from '../../../../helpers/sandbox';
-import { serviceGet } from '../../../../helpers/serviceApi';
+import { firmOf, serviceGet } from '../../../../helpers/serviceApi';
 
 const { sandbox, credentials } = useSandbox({ clients: 4 });
-
-interface Firm {
-	staff: Array<{ id: string; isPartner: boolean; isManager: boolean }>;
-	businessUnits: Array<{ id: string }>;
-	services: Array<{ id: string }>;
-}
 
 const update = (clientId: string, updateFields: INodeParameters) =>
 	runNode({
@@ -20,7 +15,7 @@ const update = (clientId: string, updateFields: INodeParameters) =>
 
 async function setUp(): Promise<{ ids: string[]; firm: Firm }> {
 	const list = await serviceGet<{ data: Array<{ id: string }> }>(sandbox(), '/clients');
-	const firm = (await serviceGet<{ data: Firm }>(sandbox(), '/firm')).data;
+	const firm = await firmOf(sandbox());
 	sandbox().clearRequests();
 	return { ids: list.data.map((client) => client.id), firm };
 }

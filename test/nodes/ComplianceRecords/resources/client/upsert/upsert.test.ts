@@ -15,7 +15,13 @@ import {
 } from '../../../../../helpers';
 import { forwardingProxy, type ProxyAnswer } from '../../../../../helpers/forwardingProxy';
 import { expectReceived, serviceSaid, useSandbox } from '../../../../../helpers/sandbox';
-import { listAll, serviceCall, serviceGet, SETUP_HEADER } from '../../../../../helpers/serviceApi';
+import {
+	firmOf,
+	listAll,
+	serviceCall,
+	serviceGet,
+	SETUP_HEADER,
+} from '../../../../../helpers/serviceApi';
 
 // 450 clients: one listing of the firm is three pages of 200 (the last one short) all through this file.
 const { sandbox, credentials, credentialsWithNewKey } = useSandbox({ clients: 450 });
@@ -196,11 +202,7 @@ describe('Client > Create or Update', () => {
 
 	it('at its defaults changes no field of an existing client the user did not set: status, partner, manager, services, review date', async () => {
 		const [client] = await clientsWithReference(1);
-		const firm = (
-			await serviceGet<{
-				data: { staff: IDataObject[]; services: IDataObject[]; businessUnits: IDataObject[] };
-			}>(sandbox(), '/firm')
-		).data;
+		const firm = await firmOf(sandbox());
 		const before = (
 			await serviceCall(sandbox(), 'PATCH', `/clients/${client.id}`, {
 				status: 'EXISTING',
