@@ -101,6 +101,9 @@ export class Pacer {
 
 	private credit = 0;
 
+	/** What the last answer's rate-limit headers said is left: it goes at once, past pace and window. */
+	private told = 0;
+
 	/** The limit as learned: its shape, burst, window, and the paces held and refused (per ms). */
 	private shape: 'unknown' | 'refills' | 'window' = 'unknown';
 
@@ -183,7 +186,8 @@ export class Pacer {
 					await pause(Math.ceil(startAt - now), signal);
 					continue;
 				}
-				if (this.credit >= 1) this.credit--;
+				if (this.told >= 1) this.told--;
+				else if (this.credit >= 1) this.credit--;
 				this.nextStartAt = now + 1 / this.rate;
 				this.held.push(now);
 				this.sentAtPace++;
@@ -243,7 +247,7 @@ export class Pacer {
 			this.floor = this.ceiling = said.requests / windowMs;
 			if (Math.abs(rate / this.rate - 1) > 0.01) this.pace(rate, performance.now());
 		}
-		if (said.remaining === 0) this.credit = 0;
+		if (said.remaining !== undefined) this.told = Math.max(0, said.remaining - this.inFlight);
 	}
 
 	/** A window holds the same count at every refusal. */
@@ -266,7 +270,7 @@ export class Pacer {
 		const first = !Number.isFinite(this.rate);
 		this.tail = { from: now, answeredAt: now, accepted: 0, cycle, first };
 		this.nextStartAt = this.pausedUntil;
-		this.credit = 0;
+		this.credit = this.told = 0;
 		if (this.shape === 'window') {
 			this.shape = this.windowCount < this.counted ? 'unknown' : 'window';
 			this.windowCount = this.shape === 'window' ? Math.floor(0.9 * this.windowCount) : Infinity;
@@ -338,6 +342,7 @@ export class Pacer {
 		const windowMs = this.windowMs * WINDOW_MARGIN;
 		while (this.held.length > 0 && this.held[0] <= now - (windowMs || MAX_WAIT_MS))
 			this.held.shift();
+		if (this.told >= 1) return now;
 		const inWindow = this.held.length < this.windowCount ? now : this.held[0] + windowMs;
 		return Math.max(inWindow, this.shape === 'window' || this.credit >= 1 ? now : this.nextStartAt);
 	}

@@ -134,6 +134,24 @@ describe('The pace it learns from the service', () => {
 		},
 	);
 
+	it('sends at once what the headers say is left, then at the pace they tell', async () => {
+		sandbox().setLimits({ rateLimit: { requests: 10, burst: 30, headers: 'ratelimit' } });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: createEachClient,
+			input: newClients(40),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(created().size).toBe(40);
+		expect(statuses().filter((status) => status === 429)).toEqual([]);
+		// At the pace alone (10 a second), the first second would have held about 10.
+		const [first] = posts();
+		const inFirstSecond = posts().filter((post) => post.receivedAt < first.receivedAt + 1_000);
+		expect(inFirstSecond.length).toBeGreaterThanOrEqual(25);
+	});
+
 	it("after the node's own silence between runs in one execution (Loop Over Items), sends at the service's rate, not slower", async () => {
 		sandbox().setLimits({ rateLimit: { requests: 10, burst: 10 } });
 		const [one, many] = [newClients(1), newClients(60)];
