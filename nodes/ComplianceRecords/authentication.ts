@@ -1,6 +1,6 @@
 import type { INodeCredentialDescription, INodeProperties } from 'n8n-workflow';
 
-import { credentialTypeFor } from './transport/request';
+import { credentialTypeFor } from './transport/credentialChoice';
 
 export const authenticationProperty: INodeProperties = {
 	displayName: 'Authentication',

@@ -20,9 +20,8 @@ import {
 	authenticationOf,
 	credentialSecrets,
 	credentialTypeFor,
-	DEFAULT_TIMEOUT_MS,
-	prepareRequest,
-} from '../transport/request';
+} from '../transport/credentialChoice';
+import { DEFAULT_TIMEOUT_MS, prepareRequest } from '../transport/request';
 import { executionPacer } from './execution';
 import { type RecordKind, shaperOf } from './output';
 import { fieldNameOf, recordIdOf, recordUrl, type RecordParameter } from './records';

@@ -16,7 +16,7 @@ import {
 	UNREACHABLE,
 	unwrapped,
 } from './failures';
-import type { Authentication } from './request';
+import type { Authentication } from './credentialChoice';
 
 /** A message about one input item ends in `[item N]` (n8n's UX guidelines); a poll's has no item. */
 function withItem(message: string, itemIndex: number | undefined): string {

@@ -2,13 +2,10 @@ import type {
 	IAdditionalCredentialOptions,
 	ICredentialDataDecryptedObject,
 	IDataObject,
-	IExecuteSingleFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
 	INode,
-	ILoadOptionsFunctions,
-	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -16,15 +13,15 @@ import { insecureUrlProblem, SERVICE_HEADERS, trimmedUrl } from '../../../shared
 import { type ErrorContext, type RecordRef, requestError } from './errors';
 import { throwErrorStatus } from './failures';
 import { type Pacing, sendWithRetries } from './retries';
+import {
+	type Authentication,
+	authenticationOf,
+	credentialSecrets,
+	credentialTypeFor,
+	type ServiceContext,
+} from './credentialChoice';
 
 /* The rules every request gets, routed by n8n or sent by {@link serviceRequest}. */
-
-/** Which credential a request uses: both nodes' 'Authentication' parameter picks one of two types. */
-export type Authentication = 'apiKey' | 'oAuth2';
-
-export function credentialTypeFor(authentication: Authentication): string {
-	return authentication === 'oAuth2' ? 'complianceRecordsOAuth2Api' : 'complianceRecordsApi';
-}
 
 /** How long a request may wait for the service, unless the user sets another (n8n's own default is 300 s). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -58,17 +55,6 @@ export function prepareRequest(
 	return options;
 }
 
-/** Values that must never reach an error message, whatever the service echoes back. */
-export function credentialSecrets(credentials: ICredentialDataDecryptedObject): string[] {
-	const token = (credentials.oauthTokenData ?? {}) as IDataObject;
-	return [
-		credentials.apiKey,
-		credentials.clientSecret,
-		token.access_token,
-		token.refresh_token,
-	].filter((value): value is string => typeof value === 'string' && value.length > 0);
-}
-
 /** The credential already read, so n8n does not decrypt it again; OAuth2 reads its own, to renew the token. */
 function alreadyRead(
 	node: INode,
@@ -77,12 +63,6 @@ function alreadyRead(
 ): IAdditionalCredentialOptions {
 	const stored = node.credentials?.[type];
 	return { credentialsDecrypted: { id: stored?.id ?? '', name: stored?.name ?? type, type, data } };
-}
-
-type ServiceContext = IExecuteSingleFunctions | ILoadOptionsFunctions | IPollFunctions;
-
-export function authenticationOf(context: ServiceContext): Authentication {
-	return context.getNodeParameter('authentication', 'apiKey') as Authentication;
 }
 
 interface ServiceRequest {

@@ -5,7 +5,7 @@ import type {
 	IExecuteSingleFunctions,
 } from 'n8n-workflow';
 
-import { authenticationOf, credentialTypeFor } from '../../../transport/request';
+import { authenticationOf, credentialTypeFor } from '../../../transport/credentialChoice';
 import { SharedIndex } from './executionIndex';
 
 // One index per firm and credential, in memory; the bounds: docs/create-or-update.md, "Bound".
