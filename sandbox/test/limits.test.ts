@@ -65,12 +65,15 @@ describe("a real service's limits", () => {
 	it('sustains the rate it was given', async () => {
 		sandbox.setLimits({ rateLimit: { requests: 20, burst: 1 } });
 		const started = performance.now();
-		let accepted = 0;
+		let [sent, accepted] = [0, 0];
 		while (performance.now() - started < 1_000) {
+			sent++;
 			if ((await api.get('/firm')).status === 200) accepted++;
 		}
-		expect(accepted).toBeGreaterThanOrEqual(18);
-		expect(accepted).toBeLessThanOrEqual(22);
+		// Against the time it took and what was sent, so that a busy machine's slow client is not a slow limit.
+		const allowed = 20 * ((performance.now() - started) / 1_000);
+		expect(accepted).toBeLessThanOrEqual(Math.ceil(allowed) + 1);
+		expect(accepted).toBeGreaterThanOrEqual(Math.floor(0.8 * Math.min(sent, allowed)));
 	});
 
 	type Answer = Awaited<ReturnType<ApiClient['get']>>;
@@ -82,25 +85,27 @@ describe("a real service's limits", () => {
 	}
 	const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
 
-	it("a token bucket's burst down to a quarter second's worth: 2.5 of 10 a second", async () => {
-		sandbox.setLimits({ rateLimit: { requests: 10, burst: 2.5 } });
+	it("a token bucket's burst may be a fraction of a request: 2.5 at one a second", async () => {
+		// One a second leaves half a second of slack either side on a busy machine.
+		sandbox.setLimits({ rateLimit: { requests: 10, perSeconds: 10, burst: 2.5 } });
 
 		expect(statuses(await oneByOne(4))).toEqual([200, 200, 429, 429]);
-		await sleep(110); // a tenth of a second refills one request
+		await sleep(1_000); // half a request was left; a second refills one more
 		expect(statuses(await oneByOne(2))).toEqual([200, 429]);
 	});
 
 	it('a sliding window: each accepted request holds its place for a window', async () => {
 		sandbox.setLimits({ rateLimit: { requests: 3, shape: 'sliding-window' } });
-		const set = performance.now();
 
 		const early = await oneByOne(2);
+		const earlyDone = performance.now();
 		await sleep(500);
 		const late = await oneByOne(2);
 		expect(statuses([...early, ...late])).toEqual([200, 200, 200, 429]);
 		expect(late[1].headers.get('retry-after')).toBe('1');
 
-		await sleep(set + 1_050 - performance.now()); // the first two left the window, not the third
+		// The first two left the window by earlyDone + 1 s; the third holds its place until 1.5 s.
+		await sleep(earlyDone + 1_200 - performance.now());
 		expect(statuses(await oneByOne(3))).toEqual([200, 200, 429]);
 	});
 
