@@ -24,7 +24,8 @@
  * Every Create is checked: each client created exactly once. docs/benchmarks.md quotes the tables.
  *
  * Run: npm run bench:limits [-- --quick] [-- --table 2] (--quick: fewer clients and settings, a few
- * minutes; --table: that table alone).
+ * minutes; --table: that table alone). Table 2's cells alone: --creates 300 --limit 40,100 --rtt 0
+ * (comma-separated lists), --now-only (this node without the baseline).
  */
 import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
@@ -67,6 +68,12 @@ const { values } = parseArgs({
 	options: {
 		quick: { type: 'boolean', default: false },
 		table: { type: 'string' },
+		// Table 2's rows to run, as comma-separated lists (to re-run a few cells alone).
+		creates: { type: 'string' },
+		limit: { type: 'string' },
+		rtt: { type: 'string' },
+		// Table 2 by this node alone.
+		'now-only': { type: 'boolean', default: false },
 		// Set by the script when it restarts itself trusting the certificate in this directory.
 		'tls-dir': { type: 'string' },
 	},
@@ -91,6 +98,12 @@ const PLAN = values.quick
 			limitedRttsMs: [0, 50],
 			slowFirm: { clients: 100_000, requests: 100, perSeconds: 60, burst: 100 },
 		};
+
+const listed = (option: string | undefined, plan: number[]) =>
+	option === undefined ? plan : option.split(',').map(Number);
+PLAN.limitedCreates = listed(values.creates, PLAN.limitedCreates);
+PLAN.limits = listed(values.limit, PLAN.limits);
+PLAN.limitedRttsMs = listed(values.rtt, PLAN.limitedRttsMs);
 
 /** The node whose pacer table 2 compares with: before its pacer learned any limiter's shape. */
 const BASELINE = 'c8a04bc';
@@ -463,7 +476,9 @@ async function limitedCreate(
 
 /** Table 2: Create behind each limiter, by this node and the baseline's, side by side. */
 async function rateLimitTable(): Promise<string> {
-	const senders = [nodeSender(`node at ${BASELINE}`, await baselineNode()), SENDERS.node];
+	const senders = values['now-only']
+		? [SENDERS.node]
+		: [nodeSender(`node at ${BASELINE}`, await baselineNode()), SENDERS.node];
 	const rows: string[][] = [];
 	for (const rttMs of PLAN.limitedRttsMs) {
 		await withEndpoint(0, { rttMs }, async (endpoint) => {
@@ -488,8 +503,9 @@ async function rateLimitTable(): Promise<string> {
 				'limit/s',
 				'limiter',
 				'RTT ms',
-				...columns.map((column) => `${BASELINE}: ${column}`),
-				...columns.map((column) => `now: ${column}`),
+				...senders.flatMap(({ name }) =>
+					columns.map((column) => `${name === SENDERS.node.name ? 'now' : BASELINE}: ${column}`),
+				),
 			],
 			rows.sort((one, other) => {
 				const key = (row: string[]) => [
