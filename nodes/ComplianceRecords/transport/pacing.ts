@@ -136,6 +136,9 @@ export class Pacer {
 
 	private learnedAt = -Infinity;
 
+	/** Whether the pace is a faster one tried mid-stream (not one set after a wait). */
+	private probing = false;
+
 	private tail?: Tail;
 
 	private idleMs = 0;
@@ -268,6 +271,8 @@ export class Pacer {
 
 	private refused(cycle: Cycle, now: number): void {
 		const first = !Number.isFinite(this.rate);
+		const probed = this.probing;
+		this.probing = false;
 		this.tail = { from: now, answeredAt: now, accepted: 0, cycle, first };
 		this.nextStartAt = this.pausedUntil;
 		this.credit = this.told = 0;
@@ -289,7 +294,8 @@ export class Pacer {
 				: 0;
 		const known = Math.max(this.floor, accepted, refilled);
 		let rate = Math.min(known > 0 ? known : this.ceiling / 2, this.ceiling / 1.05) * UNDER_LIMIT;
-		if (this.shape === 'refills' && this.burst > 1 && cycle.busyMs < HOLD_MS) {
+		// Refused soon after a wait: the burst taken at once was more than the bucket held.
+		if (this.shape === 'refills' && this.burst > 1 && cycle.busyMs < HOLD_MS && !probed) {
 			this.burst = Math.max(1, (cycle.accepted - this.rate * cycle.busyMs) * 0.8);
 			rate = this.rate;
 			this.ceiling = ceiling;
@@ -329,8 +335,12 @@ export class Pacer {
 	private probe(now: number): void {
 		const found = this.ceiling < 1.3 * this.floor || this.shape === 'window';
 		const holdMs = (found ? 10 : this.measured ? 3 : 1) * HOLD_MS;
-		if (this.busy(now) - this.paceSince < holdMs) return;
-		this.floor = Math.max(this.floor, this.rate);
+		const heldMs = this.busy(now) - this.paceSince;
+		if (heldMs < holdMs) return;
+		// A bucket's burst may have carried part of the pace: what the pace proves is the rest.
+		const carried = this.shape === 'refills' ? this.burst : 0;
+		this.floor = Math.max(this.floor, Math.min(this.rate, (this.sentAtPace - carried) / heldMs));
+		this.probing = true;
 		const faster = found
 			? this.rate * 1.05
 			: Math.min((this.measured ? 1.1 : 2) * this.rate, Math.sqrt(this.rate * this.ceiling));
