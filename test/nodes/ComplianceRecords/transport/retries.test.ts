@@ -1,24 +1,15 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../../../helpers';
-import { createdCounts, createEachClient, newClients, postsIn } from '../../../helpers/bulkCreate';
-import { serviceSaid, useSandbox } from '../../../helpers/sandbox';
+import { createEachClient, newClients } from '../../../helpers/bulkCreate';
+import { serviceSaid, useControlledSandbox } from '../../../helpers/sandbox';
 import { clientIds } from '../../../helpers/serviceApi';
 import { pageHookProxy } from '../../../helpers/trigger';
 
 /* Requests sent again when the service refused them and a resend is safe, never when it may have
  * acted; how long the node waits. In n8n's engine against the sandbox. */
 
-const { sandbox, credentials } = useSandbox({ clients: 1_000, controls: true });
-
-afterEach(() => {
-	sandbox().clearFaults();
-	sandbox().setLimits({ rateLimit: null, latencyMs: 0, unavailableRate: 0 });
-	sandbox().resetTraffic();
-});
-
-const posts = () => postsIn(sandbox().requests());
-const created = () => createdCounts(sandbox().requests());
+const { sandbox, credentials, posts, created } = useControlledSandbox({ clients: 1_000 });
 
 describe('What is sent again, and what never is', () => {
 	it('a POST answered 429 is sent again after the wait it asked, and the client created once', async () => {
