@@ -110,7 +110,11 @@ const FAULT_MESSAGES: Record<number, string> = {
 export const UNANSWERED = 'unanswered';
 
 export class Faults {
-	private pending: (FaultOptions & { remaining: number; after: number })[] = [];
+	private pending: (Pick<FaultOptions, 'path' | 'apiKey'> & {
+		answer: Fault;
+		remaining: number;
+		after: number;
+	})[] = [];
 
 	/** `nowMs` is the service clock, for Retry-After as a date. */
 	constructor(private readonly nowMs: () => number) {}
@@ -170,7 +174,18 @@ export class Faults {
 		}
 		if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === ''))
 			throw new RangeError('apiKey must be an API key');
-		this.pending.push({ ...options, remaining: count, after: after ?? 0 });
+		const answer: Fault = {
+			status,
+			retryAfterSeconds:
+				retryAfterSeconds ?? (status === 429 && retryAfterText === undefined ? 1 : undefined),
+			retryAfterAs,
+			retryAfterText,
+			delayMs,
+			hang,
+			drop,
+			afterHandling,
+		};
+		this.pending.push({ path, apiKey, answer, remaining: count, after: after ?? 0 });
 	}
 
 	clear(): void {
@@ -192,20 +207,7 @@ export class Faults {
 		for (const waiting of matching) if (waiting !== fault && waiting.after > 0) waiting.after--;
 		if (!fault) return undefined;
 		if (--fault.remaining === 0) this.pending.splice(this.pending.indexOf(fault), 1);
-		const retryAfterSeconds =
-			fault.retryAfterSeconds ??
-			(fault.status === 429 && fault.retryAfterText === undefined ? 1 : undefined);
-		const { status, retryAfterAs, retryAfterText, delayMs, hang, drop, afterHandling } = fault;
-		return {
-			status,
-			retryAfterSeconds,
-			retryAfterAs,
-			retryAfterText,
-			delayMs,
-			hang,
-			drop,
-			afterHandling,
-		};
+		return { ...fault.answer };
 	}
 
 	/**

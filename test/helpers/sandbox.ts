@@ -4,6 +4,7 @@ import {
 	type Sandbox,
 	type SandboxOptions,
 } from 'compliance-records-sandbox';
+import { createdCounts, postsIn } from './bulkCreate';
 import { credentialsFor, type CredentialStore } from './credentials';
 
 /**
@@ -34,6 +35,26 @@ export function useSandbox(options: SandboxOptions = {}): {
 		credentials: () => credentialsFor(current()),
 		credentialsWithNewKey: () =>
 			credentialsFor({ ...current(), apiKey: current().createApiKey({ name: 'Own key' }) }),
+	};
+}
+
+/**
+ * {@link useSandbox} with its test controls, put back after each test (no faults, rate limit,
+ * latency or unavailability; traffic counted afresh), and what a bulk Create sent and created.
+ */
+export function useControlledSandbox(options: SandboxOptions = {}) {
+	const used = useSandbox({ ...options, controls: true });
+	afterEach(() => {
+		used.sandbox().clearFaults();
+		used.sandbox().setLimits({ rateLimit: null, latencyMs: 0, unavailableRate: 0 });
+		used.sandbox().resetTraffic();
+	});
+	return {
+		...used,
+		/** The POSTs in the request log. */
+		posts: () => postsIn(used.sandbox().requests()),
+		/** How often each client was created (answered 201), by last name. */
+		created: () => createdCounts(used.sandbox().requests()),
 	};
 }
 

@@ -71,13 +71,14 @@ export async function operationError(
 ): Promise<ExecutionBaseError> {
 	const authentication = authenticationOf(context);
 	const credentials = await context.getCredentials(credentialTypeFor(authentication));
+	const timeoutMs = timeoutOf(context);
 	return requestError(context.getNode(), error, {
 		authentication,
 		itemIndex: context.getItemIndex(),
 		secrets: credentialSecrets(credentials),
 		tokenUrl: credentials.accessTokenUrl,
-		timeoutMs: timeoutOf(context),
-		timeoutSetting: timeoutSetting(timeoutOf(context)),
+		timeoutMs,
+		timeoutSetting: timeoutSetting(timeoutMs),
 		wording,
 		record: record && {
 			label: record.label,

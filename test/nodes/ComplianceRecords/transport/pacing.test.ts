@@ -1,22 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runInRounds, runNode } from '../../../helpers';
-import { createdCounts, createEachClient, newClients, postsIn } from '../../../helpers/bulkCreate';
-import { useSandbox } from '../../../helpers/sandbox';
+import { createEachClient, newClients } from '../../../helpers/bulkCreate';
+import { useControlledSandbox } from '../../../helpers/sandbox';
 
 /* The execution's requests in flight and its pace, in n8n's engine against the sandbox playing
  * the service's limits. */
 
-const { sandbox, credentials } = useSandbox({ clients: 1_000, controls: true });
-
-afterEach(() => {
-	sandbox().clearFaults();
-	sandbox().setLimits({ rateLimit: null, latencyMs: 0, unavailableRate: 0 });
-	sandbox().resetTraffic();
-});
-
-const posts = () => postsIn(sandbox().requests());
-const created = () => createdCounts(sandbox().requests());
+const { sandbox, credentials, posts, created } = useControlledSandbox({ clients: 1_000 });
 
 describe('A bulk Create behind a rate limit', () => {
 	it('creates each client exactly once: the refused requests are sent again, the whole execution waiting', async () => {
