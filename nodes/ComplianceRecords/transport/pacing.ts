@@ -340,11 +340,12 @@ export class Pacer {
 		// A bucket's burst may have carried part of the pace: what the pace proves is the rest.
 		const carried = this.shape === 'refills' ? this.burst : 0;
 		this.floor = Math.max(this.floor, Math.min(this.rate, (this.sentAtPace - carried) / heldMs));
-		this.probing = true;
 		const faster = found
 			? this.rate * 1.05
 			: Math.min((this.measured ? 1.1 : 2) * this.rate, Math.sqrt(this.rate * this.ceiling));
-		if (faster > this.rate * 1.01) this.pace(faster, now);
+		if (faster <= this.rate * 1.01) return;
+		this.pace(faster, now);
+		this.probing = true;
 	}
 
 	/** At the pace (at once for a burst refilled), within a window's count kept a little longer. */
