@@ -63,6 +63,8 @@ const FIRST_IN_FLIGHT = 8;
 const HOLD_MS = 1_000;
 const UNDER_LIMIT = 0.98;
 const WINDOW_MARGIN = 1.05;
+const TAIL_COUNTED = 4;
+const HELD_REQUESTS = 20;
 
 interface Cycle {
 	accepted: number;
@@ -189,9 +191,13 @@ export class Pacer {
 					await pause(Math.ceil(startAt - now), signal);
 					continue;
 				}
+				// A paced start counts from when it was due: a timer fires late, at 100 a second 1 ms is 10%.
+				const interval = 1 / this.rate;
+				let due = now;
 				if (this.told >= 1) this.told--;
 				else if (this.credit >= 1) this.credit--;
-				this.nextStartAt = now + 1 / this.rate;
+				else due = Math.max(this.nextStartAt, now - interval / 2);
+				this.nextStartAt = due + interval;
 				this.held.push(now);
 				this.sentAtPace++;
 				started = true;
@@ -253,8 +259,8 @@ export class Pacer {
 		if (said.remaining !== undefined) this.told = Math.max(0, said.remaining - this.inFlight);
 	}
 
-	/** A window holds the same count at every refusal. */
-	private countWindow({ from, cycle }: Tail): void {
+	/** A window holds the same count at every refusal; paced evenly, as a bucket refused at one pace shows it too. */
+	private countWindow({ from, cycle }: Tail, now: number): void {
 		if (this.shape !== 'unknown' || this.measured) return;
 		const windowMs = this.countedOver || Math.max(HOLD_MS, cycle.waitMs);
 		const count = this.held.filter((at) => at > from - windowMs).length;
@@ -264,6 +270,7 @@ export class Pacer {
 			this.shape = 'window';
 			this.windowCount = Math.min(count, this.counted);
 			this.windowMs = windowMs;
+			this.pace((this.windowCount / windowMs) * UNDER_LIMIT, now);
 		}
 		this.counted = count;
 		this.countedOver = windowMs;
@@ -279,6 +286,8 @@ export class Pacer {
 		if (this.shape === 'window') {
 			this.shape = this.windowCount < this.counted ? 'unknown' : 'window';
 			this.windowCount = this.shape === 'window' ? Math.floor(0.9 * this.windowCount) : Infinity;
+			if (this.shape === 'window')
+				this.pace((this.windowCount / this.windowMs) * UNDER_LIMIT, this.pausedUntil);
 			return;
 		}
 		const ceiling = this.ceiling;
@@ -312,17 +321,17 @@ export class Pacer {
 		const spanMs = tail.answeredAt - tail.from;
 		if (tail.accepted > 0) this.shape = 'refills';
 		else if (this.shape === 'unknown' && spanMs * this.rate >= 2) this.shape = 'window';
-		this.countWindow(tail);
+		this.countWindow(tail, now);
 		if (!tail.first || this.measured) return;
 		const { accepted, busyMs, waitMs } = tail.cycle;
 		let rate = this.rate;
-		if (tail.accepted >= 2) rate = Math.max(rate, (tail.accepted / spanMs) * 0.9);
+		if (tail.accepted >= TAIL_COUNTED) rate = Math.max(rate, (tail.accepted / spanMs) * 0.9);
 		else if (this.shape === 'window') {
 			this.windowCount = accepted;
 			this.windowMs = Math.max(busyMs, waitMs);
 			rate = Math.max(rate, (accepted / this.windowMs) * UNDER_LIMIT);
 		}
-		this.measured = tail.accepted >= 2 || this.shape === 'window';
+		this.measured = tail.accepted >= TAIL_COUNTED || this.shape === 'window';
 		if (this.shape === 'refills') {
 			this.burst = Math.max(1, accepted - (rate / UNDER_LIMIT) * busyMs);
 			this.credit = Math.min(this.burst, rate * waitMs);
@@ -334,7 +343,9 @@ export class Pacer {
 	/** A faster pace once this one held: boldly while guessed, gently once measured or found. */
 	private probe(now: number): void {
 		const found = this.ceiling < 1.3 * this.floor || this.shape === 'window';
-		const holdMs = (found ? 10 : this.measured ? 3 : 1) * HOLD_MS;
+		// While guessed: held over 20 requests, between half a second and a second.
+		const guessedMs = Math.min(HOLD_MS, Math.max(HOLD_MS / 2, HELD_REQUESTS / this.rate));
+		const holdMs = found ? 10 * HOLD_MS : this.measured ? 3 * HOLD_MS : guessedMs;
 		const heldMs = this.busy(now) - this.paceSince;
 		if (heldMs < holdMs) return;
 		// A bucket's burst may have carried part of the pace: what the pace proves is the rest.
@@ -355,7 +366,7 @@ export class Pacer {
 			this.held.shift();
 		if (this.told >= 1) return now;
 		const inWindow = this.held.length < this.windowCount ? now : this.held[0] + windowMs;
-		return Math.max(inWindow, this.shape === 'window' || this.credit >= 1 ? now : this.nextStartAt);
+		return Math.max(inWindow, this.credit >= 1 ? now : this.nextStartAt);
 	}
 
 	private pace(rate: number, from: number): void {
