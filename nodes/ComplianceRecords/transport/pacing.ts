@@ -66,6 +66,11 @@ const WINDOW_MARGIN = 1.05;
 const TAIL_COUNTED = 4;
 const HELD_REQUESTS = 20;
 
+/** The pace that keeps within `count` requests per `windowMs`. */
+function windowPace(count: number, windowMs: number): number {
+	return (count / windowMs) * UNDER_LIMIT;
+}
+
 interface Cycle {
 	accepted: number;
 	busyMs: number;
@@ -249,7 +254,7 @@ export class Pacer {
 		this.longestResetMs = Math.max(this.longestResetMs, said.resetMs ?? 0);
 		const windowMs = said.windowMs ?? Math.max(HOLD_MS, this.longestResetMs);
 		if (said.requests) {
-			const rate = (said.requests / windowMs) * UNDER_LIMIT;
+			const rate = windowPace(said.requests, windowMs);
 			this.measured = true;
 			this.windowCount = said.requests;
 			this.windowMs = windowMs;
@@ -270,7 +275,7 @@ export class Pacer {
 			this.shape = 'window';
 			this.windowCount = Math.min(count, this.counted);
 			this.windowMs = windowMs;
-			this.pace((this.windowCount / windowMs) * UNDER_LIMIT, now);
+			this.pace(windowPace(this.windowCount, windowMs), now);
 		}
 		this.counted = count;
 		this.countedOver = windowMs;
@@ -284,10 +289,13 @@ export class Pacer {
 		this.nextStartAt = this.pausedUntil;
 		this.credit = this.told = 0;
 		if (this.shape === 'window') {
-			this.shape = this.windowCount < this.counted ? 'unknown' : 'window';
-			this.windowCount = this.shape === 'window' ? Math.floor(0.9 * this.windowCount) : Infinity;
-			if (this.shape === 'window')
-				this.pace((this.windowCount / this.windowMs) * UNDER_LIMIT, this.pausedUntil);
+			if (this.windowCount < this.counted) {
+				this.shape = 'unknown';
+				this.windowCount = Infinity;
+				return;
+			}
+			this.windowCount = Math.floor(0.9 * this.windowCount);
+			this.pace(windowPace(this.windowCount, this.windowMs), this.pausedUntil);
 			return;
 		}
 		const ceiling = this.ceiling;
@@ -329,7 +337,7 @@ export class Pacer {
 		else if (this.shape === 'window') {
 			this.windowCount = accepted;
 			this.windowMs = Math.max(busyMs, waitMs);
-			rate = Math.max(rate, (accepted / this.windowMs) * UNDER_LIMIT);
+			rate = Math.max(rate, windowPace(accepted, this.windowMs));
 		}
 		this.measured = tail.accepted >= TAIL_COUNTED || this.shape === 'window';
 		if (this.shape === 'refills') {
