@@ -63,7 +63,7 @@ const FIRST_IN_FLIGHT = 8;
 const HOLD_MS = 1_000;
 const UNDER_LIMIT = 0.98;
 const WINDOW_MARGIN = 1.05;
-const TAIL_COUNTED = 4;
+const TAIL_COUNTED = 2;
 const HELD_REQUESTS = 20;
 
 /** The pace that keeps within `count` requests per `windowMs`. */
@@ -77,10 +77,13 @@ interface Cycle {
 	waitMs: number;
 }
 
+/** The requests already on their way at a refusal, by when they started (the service's clock, give or take a round trip). */
 interface Tail {
 	from: number;
-	answeredAt: number;
-	accepted: number;
+	/** The earliest start refused: the service ran out about when it arrived. */
+	emptiedAt: number;
+	lastStartedAt: number;
+	acceptedStarts: number[];
 	cycle: Cycle;
 	first: boolean;
 }
@@ -218,9 +221,11 @@ export class Pacer {
 		this.leave();
 		const now = performance.now();
 		const sentBefore = startedAt < this.learnedAt;
-		if (sentBefore && this.tail) {
-			this.tail.answeredAt = now;
-			if (!throttled) this.tail.accepted++;
+		const tail = sentBefore ? this.tail : undefined;
+		if (tail) {
+			tail.lastStartedAt = Math.max(tail.lastStartedAt, startedAt);
+			if (throttled) tail.emptiedAt = Math.min(tail.emptiedAt, startedAt);
+			else tail.acceptedStarts.push(startedAt);
 		}
 		if (!throttled) {
 			if (this.busy(startedAt) >= this.paceSince) this.acceptedAtPace++;
@@ -245,6 +250,7 @@ export class Pacer {
 				waitMs: throttled.waitMs,
 			},
 			now,
+			startedAt,
 		);
 	}
 
@@ -281,11 +287,18 @@ export class Pacer {
 		this.countedOver = windowMs;
 	}
 
-	private refused(cycle: Cycle, now: number): void {
+	private refused(cycle: Cycle, now: number, startedAt: number): void {
 		const first = !Number.isFinite(this.rate);
 		const probed = this.probing;
 		this.probing = false;
-		this.tail = { from: now, answeredAt: now, accepted: 0, cycle, first };
+		this.tail = {
+			from: now,
+			emptiedAt: startedAt,
+			lastStartedAt: startedAt,
+			acceptedStarts: [],
+			cycle,
+			first,
+		};
 		this.nextStartAt = this.pausedUntil;
 		this.credit = this.told = 0;
 		if (this.shape === 'window') {
@@ -326,20 +339,22 @@ export class Pacer {
 		const tail = this.tail;
 		if (!tail) return;
 		this.tail = undefined;
-		const spanMs = tail.answeredAt - tail.from;
-		if (tail.accepted > 0) this.shape = 'refills';
+		// Accepted after the service ran out: it refilled meanwhile, at about their count over the span.
+		const refilled = tail.acceptedStarts.filter((at) => at > tail.emptiedAt).length;
+		const spanMs = tail.lastStartedAt - tail.emptiedAt;
+		if (refilled > 0) this.shape = 'refills';
 		else if (this.shape === 'unknown' && spanMs * this.rate >= 2) this.shape = 'window';
 		this.countWindow(tail, now);
 		if (!tail.first || this.measured) return;
 		const { accepted, busyMs, waitMs } = tail.cycle;
 		let rate = this.rate;
-		if (tail.accepted >= TAIL_COUNTED) rate = Math.max(rate, (tail.accepted / spanMs) * 0.9);
+		if (refilled >= TAIL_COUNTED) rate = Math.max(rate, (refilled / spanMs) * 0.9);
 		else if (this.shape === 'window') {
 			this.windowCount = accepted;
 			this.windowMs = Math.max(busyMs, waitMs);
 			rate = Math.max(rate, windowPace(accepted, this.windowMs));
 		}
-		this.measured = tail.accepted >= TAIL_COUNTED || this.shape === 'window';
+		this.measured = refilled >= TAIL_COUNTED || this.shape === 'window';
 		if (this.shape === 'refills') {
 			this.burst = Math.max(1, accepted - (rate / UNDER_LIMIT) * busyMs);
 			this.credit = Math.min(this.burst, rate * waitMs);
