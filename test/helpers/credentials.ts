@@ -14,7 +14,7 @@ import { ICredentialsHelper, UnexpectedError, Workflow } from 'n8n-workflow';
 
 import { ComplianceRecordsApi } from '../../credentials/ComplianceRecordsApi.credentials';
 import { ComplianceRecordsOAuth2Api } from '../../credentials/ComplianceRecordsOAuth2Api.credentials';
-import { defaultNodeTypes } from './engine';
+import { TestNodeTypes } from './engine';
 
 /**
  * The credentials side of the test engine: what n8n's credentials helper does for a node at run
@@ -133,7 +133,7 @@ export class CredentialStore extends ICredentialsHelper {
 			nodes: [],
 			connections: {},
 			active: false,
-			nodeTypes: defaultNodeTypes(),
+			nodeTypes: new TestNodeTypes([]),
 		});
 		return expression.getComplexParameterValue(
 			placeholderNode,

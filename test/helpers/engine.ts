@@ -28,12 +28,19 @@ export const PACKAGE_NAME = 'n8n-nodes-compliance-records';
 
 export const nodeTypeName = (nodeType: INodeType) => `${PACKAGE_NAME}.${nodeType.description.name}`;
 
+/** Descriptions given n8n's Request Options: instances of a node share one, and adding them twice doubles them. */
+const withRequestOptions = new WeakSet<object>();
+
 /**
  * A node type as n8n's loader hands it on: a declarative node gets n8n's Request Options
- * (timeout, proxy, batching) and an `execute` that runs RoutingNode.
+ * (timeout, proxy, batching), once per process as n8n's loader does, and an `execute` that runs RoutingNode.
  */
 function asLoaded(nodeType: INodeType): INodeType {
-	DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
+	const { properties } = nodeType.description;
+	if (!withRequestOptions.has(properties)) {
+		DirectoryLoader.applyDeclarativeNodeOptionParameters(nodeType);
+		withRequestOptions.add(properties);
+	}
 	if (nodeType.execute || nodeType.poll || nodeType.trigger || nodeType.webhook) return nodeType;
 	nodeType.execute = async function (this: ConstructorParameters<typeof RoutingNode>[0]) {
 		return (await new RoutingNode(this, nodeType).runNode()) ?? [];
