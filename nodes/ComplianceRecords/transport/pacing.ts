@@ -123,6 +123,9 @@ export class Pacer {
 
 	private windowMs = 0;
 
+	/** A window the first refusal showed (none of the requests on their way accepted) frees its count at once. */
+	private windowAtOnce = false;
+
 	private readonly held: number[] = [];
 
 	private counted = 0;
@@ -301,6 +304,7 @@ export class Pacer {
 		};
 		this.nextStartAt = this.pausedUntil;
 		this.credit = this.told = 0;
+		this.windowAtOnce = false;
 		if (this.shape === 'window') {
 			if (this.windowCount < this.counted) {
 				this.shape = 'unknown';
@@ -350,13 +354,15 @@ export class Pacer {
 		let rate = this.rate;
 		if (refilled >= TAIL_COUNTED) rate = Math.max(rate, (refilled / spanMs) * 0.9);
 		else if (this.shape === 'window') {
+			this.windowAtOnce = true;
 			this.windowCount = accepted;
 			this.windowMs = Math.max(busyMs, waitMs);
 			rate = Math.max(rate, windowPace(accepted, this.windowMs));
 		}
 		this.measured = refilled >= TAIL_COUNTED || this.shape === 'window';
 		if (this.shape === 'refills') {
-			this.burst = Math.max(1, accepted - (rate / UNDER_LIMIT) * busyMs);
+			// A tenth under: a credit past what the bucket holds is a refusal and a wait of a second.
+			this.burst = Math.max(1, 0.9 * (accepted - (rate / UNDER_LIMIT) * busyMs));
 			this.credit = Math.min(this.burst, rate * waitMs);
 		}
 		this.ceiling = Math.max(this.ceiling, rate / UNDER_LIMIT);
@@ -382,13 +388,14 @@ export class Pacer {
 		this.probing = true;
 	}
 
-	/** At the pace (at once for a burst refilled), within a window's count kept a little longer. */
+	/** At the pace (at once for a burst refilled, or a window the first refusal showed), within a window's count kept a little longer. */
 	private startAt(now: number): number {
 		const windowMs = this.windowMs * WINDOW_MARGIN;
 		while (this.held.length > 0 && this.held[0] <= now - (windowMs || MAX_WAIT_MS))
 			this.held.shift();
 		if (this.told >= 1) return now;
 		const inWindow = this.held.length < this.windowCount ? now : this.held[0] + windowMs;
+		if (this.windowAtOnce) return inWindow;
 		return Math.max(inWindow, this.credit >= 1 ? now : this.nextStartAt);
 	}
 
