@@ -108,6 +108,28 @@ describe('The pace it learns from the service', () => {
 		expect(refusals).toHaveLength(2);
 	});
 
+	it('behind a window the first refusal showed, sends its count at once when the window frees', async () => {
+		sandbox().setLimits({ latencyMs: 100, rateLimit: { requests: 40, shape: 'sliding-window' } });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: createEachClient,
+			input: newClients(100),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(created().size).toBe(100);
+		const firstRefused = posts().find((post) => post.status === 429);
+		// The service asks a whole second at least: whatever arrives half a second on was sent after the wait.
+		const afterWait = posts()
+			.filter((post) => post.receivedAt > (firstRefused?.answeredAt as number) + 500)
+			.slice(0, 40);
+		expect(afterWait.filter((post) => post.status === 429)).toEqual([]);
+		// Paced evenly, the window's 40 would take a second.
+		const spanMs = (afterWait.at(-1)?.receivedAt as number) - afterWait[0].receivedAt;
+		expect(spanMs).toBeLessThan(500);
+	});
+
 	it.each(['ratelimit', 'x-ratelimit'] as const)(
 		'reads the limit from %s headers where the service sends them',
 		async (headers) => {
