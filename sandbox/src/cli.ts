@@ -41,6 +41,7 @@ A local sandbox of the Client Compliance Records Service, with demo data.
   --rate-limit-shape S  ${RATE_LIMIT_SHAPES.join(', ')} (default token-bucket)
   --rate-limit-headers F  tell the limit on every answer: ${RATE_LIMIT_HEADERS.join(', ')}
   --latency MS          milliseconds added before every API answer (default 0)
+  --latency-spread MS   up to this many more for each request, at random (default 0)
   --unavailable-rate R  share of API requests (0 to 1) answered 502 or 503 (default 0)
   --quiet               do not log requests
   --help                show this help
@@ -57,11 +58,18 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 	return Number(value);
 }
 
-function describeLimits({ rateLimit, latencyMs, unavailableRate }: LimitSettings): string {
+function describeLimits({
+	rateLimit,
+	latencyMs,
+	latencySpreadMs,
+	unavailableRate,
+}: LimitSettings): string {
 	const parts = [
 		rateLimit &&
 			`${rateLimit.requests} requests per ${rateLimit.perSeconds === 1 ? 'second' : `${rateLimit.perSeconds} seconds`} (${rateLimit.shape === undefined || rateLimit.shape === 'token-bucket' ? `burst ${rateLimit.burst ?? rateLimit.requests}` : rateLimit.shape}${rateLimit.headers ? `, ${rateLimit.headers} headers` : ''})`,
-		latencyMs ? `${latencyMs} ms added to each answer` : undefined,
+		latencyMs || latencySpreadMs
+			? `${latencyMs ?? 0}${latencySpreadMs ? ` to ${(latencyMs ?? 0) + latencySpreadMs}` : ''} ms added to each answer`
+			: undefined,
 		unavailableRate ? `${unavailableRate * 100}% answered 502 or 503` : undefined,
 	].filter(Boolean);
 	return parts.length > 0 ? parts.join(', ') : 'none (--rate-limit, --latency, --unavailable-rate)';
@@ -89,6 +97,7 @@ async function main(): Promise<void> {
 				'rate-limit-shape': { type: 'string' },
 				'rate-limit-headers': { type: 'string' },
 				latency: { type: 'string' },
+				'latency-spread': { type: 'string' },
 				'unavailable-rate': { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
@@ -124,6 +133,7 @@ async function main(): Promise<void> {
 			headers: values['rate-limit-headers'] as RateLimitHeaders | undefined,
 		},
 		latencyMs: wholeNumber('latency', values.latency, 0),
+		latencySpreadMs: wholeNumber('latency-spread', values['latency-spread'], 0),
 		unavailableRate,
 	};
 	const sandbox = await startSandbox({

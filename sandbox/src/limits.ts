@@ -38,6 +38,8 @@ export interface LimitSettings {
 	rateLimit?: RateLimit | null;
 	/** Milliseconds added before every API request is answered (refusals included); 0: none. */
 	latencyMs?: number;
+	/** Up to this many milliseconds more for each API request, drawn at random, as a network's delays vary; 0: none. */
+	latencySpreadMs?: number;
 	/** The share of API requests (0 to 1) answered 502 or 503 (in turn) instead of being handled; 0: none. */
 	unavailableRate?: number;
 }
@@ -190,6 +192,7 @@ export class Limits {
 	private settings: Required<Omit<LimitSettings, 'rateLimit'>> & { rateLimit: RateLimit | null } = {
 		rateLimit: null,
 		latencyMs: 0,
+		latencySpreadMs: 0,
 		unavailableRate: 0,
 	};
 
@@ -205,7 +208,7 @@ export class Limits {
 
 	/** Changes the settings given; the others stay. A rate limit starts whole (a full bucket, empty windows). */
 	set(settings: LimitSettings): void {
-		const { rateLimit, latencyMs, unavailableRate } = settings;
+		const { rateLimit, latencyMs, latencySpreadMs, unavailableRate } = settings;
 		if (rateLimit) {
 			this.settings.rateLimit = checkedRateLimit(rateLimit);
 			this.limiter = limiterOf(this.settings.rateLimit);
@@ -217,6 +220,11 @@ export class Limits {
 			if (!Number.isInteger(latencyMs) || latencyMs < 0)
 				throw new RangeError('latencyMs must be a whole number, 0 or more');
 			this.settings.latencyMs = latencyMs;
+		}
+		if (latencySpreadMs !== undefined) {
+			if (!Number.isInteger(latencySpreadMs) || latencySpreadMs < 0)
+				throw new RangeError('latencySpreadMs must be a whole number, 0 or more');
+			this.settings.latencySpreadMs = latencySpreadMs;
 		}
 		if (unavailableRate !== undefined) {
 			if (typeof unavailableRate !== 'number' || !(unavailableRate >= 0 && unavailableRate <= 1))
@@ -248,11 +256,13 @@ export class Limits {
 	}
 
 	/**
-	 * Waits the added latency, then judges the request: the refusal to answer (429, 502, 503) or
+	 * Waits the added latency (and its spread), then judges the request: the refusal to answer (429, 502, 503) or
 	 * none (handle it), and the rate-limit headers its answer carries, if set.
 	 */
 	async judge(signal: AbortSignal): Promise<Judgement> {
-		if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs, undefined, { signal });
+		const { latencyMs, latencySpreadMs } = this.settings;
+		const delayMs = latencyMs + (latencySpreadMs > 0 ? this.random.int(latencySpreadMs + 1) : 0);
+		if (delayMs > 0) await sleep(delayMs, undefined, { signal });
 		const now = performance.now();
 		const waitMs = this.limiter?.take(now);
 		const headers = this.limitHeaders(now);

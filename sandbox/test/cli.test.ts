@@ -124,9 +124,14 @@ describe('the compliance-records-sandbox CLI', () => {
 
 	it("takes a real service's limits as flags, prints them, and plays them", async () => {
 		await withLimits(
-			['--rate-limit', '100/60', '--burst', '1', '--latency', '20', '--unavailable-rate', '0'],
+			[
+				...['--rate-limit', '100/60', '--burst', '1'],
+				...['--latency', '20', '--latency-spread', '10', '--unavailable-rate', '0'],
+			],
 			async (limits, getFirm) => {
-				expect(limits).toBe('100 requests per 60 seconds (burst 1), 20 ms added to each answer');
+				expect(limits).toBe(
+					'100 requests per 60 seconds (burst 1), 20 to 30 ms added to each answer',
+				);
 				expect((await getFirm()).status).toBe(200);
 				expect((await getFirm()).status).toBe(429);
 			},

@@ -170,6 +170,23 @@ describe("a real service's limits", () => {
 		expect(sandbox.traffic().maxInFlight).toBe(12);
 	});
 
+	it('latency spread: each answer waits from the latency to the latency and the spread, drawn apart', async () => {
+		sandbox.setLimits({ latencyMs: 50, latencySpreadMs: 200 });
+		const started = performance.now();
+
+		const answeredAfter = await Promise.all(
+			Array.from({ length: 20 }, async () => {
+				await api.get('/clients?limit=1');
+				return performance.now() - started;
+			}),
+		);
+
+		expect(Math.min(...answeredAfter)).toBeGreaterThanOrEqual(45);
+		expect(Math.max(...answeredAfter)).toBeLessThan(1_000);
+		// Twenty draws from 0 to 200 ms: sent together, they are answered well apart.
+		expect(Math.max(...answeredAfter) - Math.min(...answeredAfter)).toBeGreaterThan(80);
+	});
+
 	it('502 and 503 at a given rate, in turn, changing nothing', async () => {
 		sandbox.setLimits({ unavailableRate: 0.5 });
 
@@ -233,6 +250,7 @@ describe("a real service's limits", () => {
 			'rateLimit.headers must be one of ratelimit, x-ratelimit',
 		],
 		[{ latencyMs: -1 }, 'latencyMs must be a whole number, 0 or more'],
+		[{ latencySpreadMs: 2.5 }, 'latencySpreadMs must be a whole number, 0 or more'],
 		[{ unavailableRate: 2 }, 'unavailableRate must be from 0 to 1'],
 	])('refuses %j', async (settings, message) => {
 		expect(() => sandbox.setLimits(settings as LimitSettings)).toThrow(message);
