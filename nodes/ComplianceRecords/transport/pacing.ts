@@ -126,6 +126,7 @@ export class Pacer {
 	/** A window the first refusal showed (none of the requests on their way accepted) frees its count at once. */
 	private windowAtOnce = false;
 
+	/** The places taken in the service's window: a request in flight from its start, one accepted from its answer. */
 	private readonly held: number[] = [];
 
 	private counted = 0;
@@ -230,14 +231,16 @@ export class Pacer {
 			if (throttled) tail.emptiedAt = Math.min(tail.emptiedAt, startedAt);
 			else tail.acceptedStarts.push(startedAt);
 		}
+		// A window's place is held from the answer: the service counted the request by then, however late it arrived.
+		const place = this.held.lastIndexOf(startedAt);
+		if (place >= 0) this.held.splice(place, 1);
 		if (!throttled) {
+			this.held.push(now);
 			if (this.busy(startedAt) >= this.paceSince) this.acceptedAtPace++;
 			this.window++;
 			this.admit();
 			return;
 		}
-		const place = this.held.indexOf(startedAt);
-		if (place >= 0) this.held.splice(place, 1);
 		if (now + throttled.waitMs > this.pausedUntil) {
 			this.pausedUntil = now + throttled.waitMs;
 			this.pausedBy = throttled.refusal;
@@ -354,7 +357,8 @@ export class Pacer {
 		let rate = this.rate;
 		if (refilled >= TAIL_COUNTED) rate = Math.max(rate, (refilled / spanMs) * 0.9);
 		else if (this.shape === 'window') {
-			this.windowAtOnce = true;
+			// Sent at once only where all accepted fit in the wait: a longer stretch held more than one window's count.
+			this.windowAtOnce = busyMs <= waitMs;
 			this.windowCount = accepted;
 			this.windowMs = Math.max(busyMs, waitMs);
 			rate = Math.max(rate, windowPace(accepted, this.windowMs));
