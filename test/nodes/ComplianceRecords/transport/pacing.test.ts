@@ -1,3 +1,4 @@
+import type { LimitSettings } from 'compliance-records-sandbox';
 import type { IDataObject } from 'n8n-workflow';
 
 import { runInRounds, runNode } from '../../../helpers';
@@ -110,50 +111,46 @@ describe('The pace it learns from the service', () => {
 		expect(refusals.length).toBeLessThanOrEqual(2);
 	});
 
-	it('behind a window the first refusal showed, sends its count at once when the window frees', async () => {
-		sandbox().setLimits({ latencyMs: 100, rateLimit: { requests: 40, shape: 'sliding-window' } });
-
+	/** Creates `count` clients behind `limits`, each once; returns the POSTs the service received after the first refusal's wait. */
+	async function createdAfterFirstWait(limits: LimitSettings, count: number) {
+		sandbox().setLimits(limits);
 		const run = await runNode({
 			credentials: credentials(),
 			parameters: createEachClient,
-			input: newClients(100),
+			input: newClients(count),
 		});
-
 		expect(run.error).toBeUndefined();
-		expect(created().size).toBe(100);
+		expect(created().size).toBe(count);
 		const firstRefused = posts().find((post) => post.status === 429);
 		expect(firstRefused).toBeDefined();
 		// The service asks a whole second at least: whatever arrives half a second on was sent after the wait.
-		const afterWait = posts()
-			.filter((post) => post.receivedAt > (firstRefused?.answeredAt as number) + 500)
-			.slice(0, 40);
-		expect(afterWait).toHaveLength(40);
-		expect(afterWait.filter((post) => post.status === 429)).toEqual([]);
+		return posts().filter((post) => post.receivedAt > (firstRefused?.answeredAt as number) + 500);
+	}
+
+	it('behind a window the first refusal showed, sends its count at once when the window frees', async () => {
+		const afterWait = await createdAfterFirstWait(
+			{ latencyMs: 100, rateLimit: { requests: 40, shape: 'sliding-window' } },
+			100,
+		);
+
+		const windowAfterWait = afterWait.slice(0, 40);
+		expect(windowAfterWait).toHaveLength(40);
+		expect(windowAfterWait.filter((post) => post.status === 429)).toEqual([]);
 		// Paced evenly, the window's 40 would take a second.
-		const spanMs = (afterWait.at(-1)?.receivedAt as number) - afterWait[0].receivedAt;
+		const spanMs = (windowAfterWait.at(-1)?.receivedAt as number) - windowAfterWait[0].receivedAt;
 		expect(spanMs).toBeLessThan(500);
 	});
 
 	it('behind a window, holds each place from its answer: requests reaching the service apart and out of order are not refused again', async () => {
-		sandbox().setLimits({
-			latencyMs: 100,
-			latencySpreadMs: 150,
-			rateLimit: { requests: 40, shape: 'sliding-window' },
-		});
-
-		const run = await runNode({
-			credentials: credentials(),
-			parameters: createEachClient,
-			input: newClients(300),
-		});
-
-		expect(run.error).toBeUndefined();
-		expect(created().size).toBe(300);
-		const firstRefused = posts().find((post) => post.status === 429);
-		expect(firstRefused).toBeDefined();
-		const afterWait = posts().filter(
-			(post) => post.receivedAt > (firstRefused?.answeredAt as number) + 500,
+		const afterWait = await createdAfterFirstWait(
+			{
+				latencyMs: 100,
+				latencySpreadMs: 150,
+				rateLimit: { requests: 40, shape: 'sliding-window' },
+			},
+			300,
 		);
+
 		expect(afterWait.length).toBeGreaterThan(200);
 		expect(afterWait.filter((post) => post.status === 429)).toEqual([]);
 	});
