@@ -62,7 +62,7 @@ interface Turn {
 const FIRST_IN_FLIGHT = 8;
 const HOLD_MS = 1_000;
 const UNDER_LIMIT = 0.98;
-const WINDOW_MARGIN = 1.05;
+const WINDOW_MARGIN = 1.01;
 const TAIL_COUNTED = 2;
 const HELD_REQUESTS = 20;
 
