@@ -72,7 +72,9 @@ function describeLimits({
 			: undefined,
 		unavailableRate ? `${unavailableRate * 100}% answered 502 or 503` : undefined,
 	].filter(Boolean);
-	return parts.length > 0 ? parts.join(', ') : 'none (--rate-limit, --latency, --unavailable-rate)';
+	return parts.length > 0
+		? parts.join(', ')
+		: 'none (--rate-limit, --latency, --latency-spread, --unavailable-rate)';
 }
 
 async function main(): Promise<void> {

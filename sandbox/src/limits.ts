@@ -165,6 +165,12 @@ function limiterOf({ requests, perSeconds = 1, shape, burst = requests }: RateLi
 	return new TokenBucket(requests / windowMs, burst, performance.now());
 }
 
+function checkedMs(name: string, ms: number): number {
+	if (!Number.isInteger(ms) || ms < 0)
+		throw new RangeError(`${name} must be a whole number, 0 or more`);
+	return ms;
+}
+
 function checkedRateLimit(rateLimit: RateLimit): RateLimit {
 	const { requests, perSeconds = 1, shape = 'token-bucket', burst, headers } = rateLimit;
 	for (const [name, value] of Object.entries({ requests, perSeconds, burst: burst ?? requests })) {
@@ -216,16 +222,9 @@ export class Limits {
 			this.settings.rateLimit = null;
 			this.limiter = undefined;
 		}
-		if (latencyMs !== undefined) {
-			if (!Number.isInteger(latencyMs) || latencyMs < 0)
-				throw new RangeError('latencyMs must be a whole number, 0 or more');
-			this.settings.latencyMs = latencyMs;
-		}
-		if (latencySpreadMs !== undefined) {
-			if (!Number.isInteger(latencySpreadMs) || latencySpreadMs < 0)
-				throw new RangeError('latencySpreadMs must be a whole number, 0 or more');
-			this.settings.latencySpreadMs = latencySpreadMs;
-		}
+		if (latencyMs !== undefined) this.settings.latencyMs = checkedMs('latencyMs', latencyMs);
+		if (latencySpreadMs !== undefined)
+			this.settings.latencySpreadMs = checkedMs('latencySpreadMs', latencySpreadMs);
 		if (unavailableRate !== undefined) {
 			if (typeof unavailableRate !== 'number' || !(unavailableRate >= 0 && unavailableRate <= 1))
 				throw new RangeError('unavailableRate must be from 0 to 1');
