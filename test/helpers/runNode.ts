@@ -68,8 +68,8 @@ export interface NodeRun {
 	error?: ExecutionBaseError | WorkflowHasIssuesError;
 	/** The workflow's static data if the run changed it: what n8n-core hands n8n to save after the execution. */
 	changedStaticData?: IDataObject;
-	/** The execution's data as n8n saves it (JSON), which a Retry from the executions list starts from. */
-	saved: string;
+	/** The execution's data as n8n saves it (JSON), which a Retry from the executions list starts from; made when asked, as a large run's is tens of MB. */
+	saved: () => string;
 }
 
 export interface RunOptions {
@@ -92,7 +92,7 @@ export interface RunOptions {
 
 /** The saved data of a failed execution as n8n's Retry hands it to WorkflowExecute. */
 function retriedExecutionData({ saved }: NodeRun): IRunExecutionData {
-	const data = JSON.parse(saved) as IRunExecutionData;
+	const data = JSON.parse(saved()) as IRunExecutionData;
 	const { lastNodeExecuted, runData } = data.resultData;
 	delete data.resultData.error;
 	if (lastNodeExecuted && runData[lastNodeExecuted]?.at(-1)?.error !== undefined)
@@ -142,10 +142,11 @@ export async function runNode(options: NodeUnderTest & RunOptions): Promise<Node
 		run = await execution;
 	} catch (error) {
 		// n8n checks the node's parameters (e.g. a required field left empty) before running it.
-		if (error instanceof WorkflowHasIssuesError) return { items: [], json: [], error, saved: '' };
+		if (error instanceof WorkflowHasIssuesError)
+			return { items: [], json: [], error, saved: () => '' };
 		throw error;
 	}
-	const saved = JSON.stringify(run.data);
+	const saved = () => JSON.stringify(run.data);
 	const task = run.data.resultData.runData[node.name]?.[0];
 	if (!task && run.status === 'canceled')
 		return { items: [], json: [], error: run.data.resultData.error, saved };
