@@ -65,6 +65,8 @@ const UNDER_LIMIT = 0.98;
 const WINDOW_MARGIN = 1.01;
 const TAIL_COUNTED = 2;
 const HELD_REQUESTS = 20;
+const DRAINED_REQUESTS = 5;
+const DRAIN_MEMORY_MS = 10_000;
 
 /** The pace that keeps within `count` requests per `windowMs`. */
 function windowPace(count: number, windowMs: number): number {
@@ -85,6 +87,8 @@ interface Tail {
 	lastStartedAt: number;
 	acceptedStarts: number[];
 	cycle: Cycle;
+	/** The pace refused (at the first refusal, none: unpaced). */
+	pace: number;
 	first: boolean;
 }
 
@@ -149,6 +153,12 @@ export class Pacer {
 	private acceptedAtPace = 0;
 
 	private learnedAt = -Infinity;
+
+	/** The starts (busy ms) of the requests accepted since the last refusal. */
+	private readonly acceptedSinceRefusal: number[] = [];
+
+	/** The most the limit took at once: all the first stretch before the first refusal accepted. */
+	private mostAtOnce = Infinity;
 
 	/** Whether the pace is a faster one tried mid-stream (not one set after a wait). */
 	private probing = false;
@@ -237,6 +247,7 @@ export class Pacer {
 		if (!throttled) {
 			this.held.push(now);
 			if (this.busy(startedAt) >= this.paceSince) this.acceptedAtPace++;
+			if (!sentBefore) this.remember(this.busy(startedAt));
 			this.window++;
 			this.admit();
 			return;
@@ -276,19 +287,15 @@ export class Pacer {
 		if (said.remaining !== undefined) this.told = Math.max(0, said.remaining - this.inFlight);
 	}
 
-	/** A window holds the same count at every refusal; paced evenly, as a bucket refused at one pace shows it too. */
+	/** A window holds the same count at every refusal (so does a bucket refused twice at one pace: windowFound tells them apart). */
 	private countWindow({ from, cycle }: Tail, now: number): void {
 		if (this.shape !== 'unknown' || this.measured) return;
 		const windowMs = this.countedOver || Math.max(HOLD_MS, cycle.waitMs);
 		const count = this.held.filter((at) => at > from - windowMs).length;
 		// A count of one or two a window says as much of a slow token bucket.
 		const same = Math.abs(count - this.counted) <= Math.max(1, 0.1 * this.counted);
-		if (this.countedOver && same && count >= 3) {
-			this.shape = 'window';
-			this.windowCount = Math.min(count, this.counted);
-			this.windowMs = windowMs;
-			this.pace(windowPace(this.windowCount, windowMs), now);
-		}
+		if (this.countedOver && same && count >= 3)
+			this.windowFound(count, Math.min(count, this.counted), windowMs, now);
 		this.counted = count;
 		this.countedOver = windowMs;
 	}
@@ -303,11 +310,14 @@ export class Pacer {
 			lastStartedAt: startedAt,
 			acceptedStarts: [],
 			cycle,
+			pace: this.rate,
 			first,
 		};
 		this.nextStartAt = this.pausedUntil;
 		this.credit = this.told = 0;
 		this.windowAtOnce = false;
+		const drained = this.drainedRate(this.busy(startedAt));
+		this.acceptedSinceRefusal.length = 0;
 		if (this.shape === 'window') {
 			if (this.windowCount < this.counted) {
 				this.shape = 'unknown';
@@ -317,6 +327,10 @@ export class Pacer {
 			this.windowCount = Math.floor(0.9 * this.windowCount);
 			this.pace(windowPace(this.windowCount, this.windowMs), this.pausedUntil);
 			return;
+		}
+		if (drained > this.floor) {
+			this.floor = drained;
+			this.measured = true;
 		}
 		const ceiling = this.ceiling;
 		this.ceiling = Math.min(
@@ -349,11 +363,25 @@ export class Pacer {
 		// Accepted after the service ran out: it refilled meanwhile, at about their count over the span.
 		const refilled = tail.acceptedStarts.filter((at) => at > tail.emptiedAt).length;
 		const spanMs = tail.lastStartedAt - tail.emptiedAt;
+		// None accepted where two were due at the pace refused (the first time, the rate it showed): a bucket refills one at least.
+		const windowShown = refilled === 0 && spanMs * (tail.first ? this.rate : tail.pace) >= 2;
+		const unknown = this.shape === 'unknown';
 		if (refilled > 0) this.shape = 'refills';
-		else if (this.shape === 'unknown' && spanMs * this.rate >= 2) this.shape = 'window';
+		else if (unknown && windowShown) this.shape = 'window';
 		this.countWindow(tail, now);
-		if (!tail.first || this.measured) return;
-		const { accepted, busyMs, waitMs } = tail.cycle;
+		if (!tail.first) {
+			if (unknown && windowShown && !this.measured) {
+				const windowMs = Math.max(HOLD_MS, tail.cycle.waitMs);
+				const count = this.held.filter((at) => at > tail.from - windowMs).length;
+				this.windowFound(count, count, windowMs, now);
+			}
+			return;
+		}
+		if (this.measured) return;
+		const { busyMs, waitMs } = tail.cycle;
+		// Those on their way that were accepted before the service ran out belong to the first stretch.
+		const accepted = tail.cycle.accepted + tail.acceptedStarts.length - refilled;
+		this.mostAtOnce = accepted;
 		let rate = this.rate;
 		if (refilled >= TAIL_COUNTED) rate = Math.max(rate, (refilled / spanMs) * 0.9);
 		else if (this.shape === 'window') {
@@ -373,6 +401,41 @@ export class Pacer {
 		if (rate !== this.rate) this.pace(rate, now);
 	}
 
+	/**
+	 * A window found after the first refusal: paced within `windowCount`, and sent at once where the `count`
+	 * it showed is what the first stretch took at once (a bucket's window holds its burst and a refill more).
+	 */
+	private windowFound(count: number, windowCount: number, windowMs: number, now: number): void {
+		this.shape = 'window';
+		this.windowAtOnce =
+			Number.isFinite(this.mostAtOnce) &&
+			Math.abs(count - this.mostAtOnce) <= 0.1 * this.mostAtOnce;
+		this.windowCount = windowCount;
+		this.windowMs = windowMs;
+		this.pace(windowPace(windowCount, windowMs), now);
+	}
+
+	private remember(acceptedStart: number): void {
+		const starts = this.acceptedSinceRefusal;
+		starts.push(acceptedStart);
+		while (starts[0] < acceptedStart - DRAIN_MEMORY_MS) starts.shift();
+	}
+
+	/**
+	 * At least the rate that refilled the limit: it was empty at the refusal, so the requests accepted
+	 * since any start, less the most it took at once, came in at its rate (a window's count bounds them too).
+	 */
+	private drainedRate(refusedAt: number): number {
+		const starts = this.acceptedSinceRefusal.filter((at) => at <= refusedAt).sort((a, b) => b - a);
+		let rate = 0;
+		starts.forEach((at, index) => {
+			const beyond = index + 1 - this.mostAtOnce;
+			if (beyond >= DRAINED_REQUESTS && at < refusedAt)
+				rate = Math.max(rate, beyond / (refusedAt - at));
+		});
+		return rate;
+	}
+
 	/** A faster pace once this one held: boldly while guessed, gently once measured or found. */
 	private probe(now: number): void {
 		const found = this.ceiling < 1.3 * this.floor || this.shape === 'window';
@@ -381,8 +444,8 @@ export class Pacer {
 		const holdMs = found ? 10 * HOLD_MS : this.measured ? 3 * HOLD_MS : guessedMs;
 		const heldMs = this.busy(now) - this.paceSince;
 		if (heldMs < holdMs) return;
-		// A bucket's burst may have carried part of the pace: what the pace proves is the rest.
-		const carried = this.shape === 'refills' ? this.burst : 0;
+		// The limit's burst, or a window's count, may have carried part of the pace: what the pace proves is the rest.
+		const carried = this.shape === 'refills' ? this.burst : this.mostAtOnce;
 		this.floor = Math.max(this.floor, Math.min(this.rate, (this.sentAtPace - carried) / heldMs));
 		const faster = found
 			? this.rate * 1.05

@@ -75,6 +75,13 @@ describe('The pace it learns from the service', () => {
 			.requests()
 			.map((request) => request.status);
 
+	/** When the service answered 429: the answers to requests on their way together, half a second or less apart, count once. */
+	const refusals = () =>
+		posts()
+			.filter((post) => post.status === 429)
+			.map((post) => post.answeredAt as number)
+			.filter((at, index, all) => index === 0 || at - all[index - 1] > 500);
+
 	it('starts with 8 requests in flight, and one more for each the service accepts', async () => {
 		sandbox().setLimits({ latencyMs: 300 });
 
@@ -101,14 +108,33 @@ describe('The pace it learns from the service', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(created().size).toBe(120);
-		// A refusal is the requests on their way when the first of them was answered 429. The first
-		// shows the window where their starts spanned two requests' time at its pace; else a second does.
-		const refusals = posts()
-			.filter((post) => post.status === 429)
-			.map((post) => post.answeredAt as number)
-			.filter((at, index, all) => index === 0 || at - all[index - 1] > 500);
-		expect(refusals.length).toBeGreaterThanOrEqual(1);
-		expect(refusals.length).toBeLessThanOrEqual(2);
+		// The first refusal shows the window where the starts of the requests on their way spanned two
+		// requests' time at its pace; else a second does.
+		expect(refusals().length).toBeGreaterThanOrEqual(1);
+		expect(refusals().length).toBeLessThanOrEqual(2);
+	});
+
+	it('behind a token bucket with a small burst, a faster pace refused falls back to the rate the bucket refilled at: refused twice, then never', async () => {
+		sandbox().setLimits({ rateLimit: { requests: 30, burst: 8 } });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: createEachClient,
+			input: newClients(200),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect([...created().values()]).toEqual(Array(200).fill(1));
+		const [, second] = refusals();
+		expect(refusals()).toHaveLength(2);
+		// Neither a pace the burst carried nor a quarter of the rate: the bucket allows 60 in the two seconds after the wait.
+		const accepted = posts().filter(
+			(post) =>
+				post.status === 201 &&
+				post.receivedAt >= second + 1_000 &&
+				post.receivedAt < second + 3_000,
+		);
+		expect(accepted.length).toBeGreaterThanOrEqual(51);
 	});
 
 	/** Creates `count` clients behind `limits`, each once; returns the POSTs the service received after the first refusal's wait. */
@@ -136,6 +162,28 @@ describe('The pace it learns from the service', () => {
 		const windowAfterWait = afterWait.slice(0, 40);
 		expect(windowAfterWait).toHaveLength(40);
 		expect(windowAfterWait.filter((post) => post.status === 429)).toEqual([]);
+		// Paced evenly, the window's 40 would take a second.
+		const spanMs = (windowAfterWait.at(-1)?.receivedAt as number) - windowAfterWait[0].receivedAt;
+		expect(spanMs).toBeLessThan(500);
+	});
+
+	it('behind a window a later refusal showed (at no round trip the first showed none), sends its count at once after that wait', async () => {
+		sandbox().setLimits({ rateLimit: { requests: 40, shape: 'sliding-window' } });
+
+		const run = await runNode({
+			credentials: credentials(),
+			parameters: createEachClient,
+			input: newClients(160),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect([...created().values()]).toEqual(Array(160).fill(1));
+		expect(refusals().length).toBeLessThanOrEqual(2);
+		const lastRefused = refusals().at(-1) as number;
+		const windowAfterWait = posts()
+			.filter((post) => post.receivedAt > lastRefused + 500)
+			.slice(0, 40);
+		expect(windowAfterWait.filter((post) => post.status === 201)).toHaveLength(40);
 		// Paced evenly, the window's 40 would take a second.
 		const spanMs = (windowAfterWait.at(-1)?.receivedAt as number) - windowAfterWait[0].receivedAt;
 		expect(spanMs).toBeLessThan(500);
