@@ -160,8 +160,10 @@ export class Pacer {
 	/** The most the limit took at once: all the first stretch before the first refusal accepted. */
 	private mostAtOnce = Infinity;
 
-	/** Whether the pace is a faster one tried mid-stream (not one set after a wait). */
+	/** Whether the pace is a faster one tried mid-stream (not one set after a wait), and the pace it was tried from. */
 	private probing = false;
+
+	private probedFrom = 0;
 
 	private tail?: Tail;
 
@@ -343,7 +345,9 @@ export class Pacer {
 			this.shape === 'refills' && cycle.accepted > this.burst
 				? ((cycle.accepted - this.burst) / cycle.busyMs) * 0.9
 				: 0;
-		const known = Math.max(this.floor, accepted, refilled);
+		// Nothing drained to read a rate from: the pace held before this one is the best guess.
+		const heldBefore = probed && drained === 0 ? this.probedFrom : 0;
+		const known = Math.max(this.floor, accepted, refilled, heldBefore);
 		let rate = Math.min(known > 0 ? known : this.ceiling / 2, this.ceiling / 1.05) * UNDER_LIMIT;
 		// Refused soon after a wait: the burst taken at once was more than the bucket held.
 		if (this.shape === 'refills' && this.burst > 1 && cycle.busyMs < HOLD_MS && !probed) {
@@ -393,8 +397,9 @@ export class Pacer {
 		}
 		this.measured = refilled >= TAIL_COUNTED || this.shape === 'window';
 		if (this.shape === 'refills') {
-			// A tenth under: a credit past what the bucket holds is a refusal and a wait of a second.
-			this.burst = Math.max(1, 0.9 * (accepted - (rate / UNDER_LIMIT) * busyMs));
+			// A tenth under, and of those accepted before the refusal only (a guessed rate reads the burst high):
+			// a credit past what the bucket holds is a refusal and a wait of a second.
+			this.burst = Math.max(1, 0.9 * (tail.cycle.accepted - (rate / UNDER_LIMIT) * busyMs));
 			this.credit = Math.min(this.burst, rate * waitMs);
 		}
 		this.ceiling = Math.max(this.ceiling, rate / UNDER_LIMIT);
@@ -451,6 +456,7 @@ export class Pacer {
 			? this.rate * 1.05
 			: Math.min((this.measured ? 1.1 : 2) * this.rate, Math.sqrt(this.rate * this.ceiling));
 		if (faster <= this.rate * 1.01) return;
+		this.probedFrom = this.rate;
 		this.pace(faster, now);
 		this.probing = true;
 	}
