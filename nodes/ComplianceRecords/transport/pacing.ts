@@ -64,6 +64,7 @@ const HOLD_MS = 1_000;
 const UNDER_LIMIT = 0.98;
 const WINDOW_MARGIN = 1.01;
 const TAIL_COUNTED = 2;
+const TAIL_MEASURED = 5;
 const HELD_REQUESTS = 20;
 const DRAINED_REQUESTS = 5;
 const DRAIN_MEMORY_MS = 10_000;
@@ -115,6 +116,8 @@ export class Pacer {
 
 	private credit = 0;
 
+	private creditAfterWait = 0;
+
 	/** What the last answer's rate-limit headers said is left: it goes at once, past pace and window. */
 	private told = 0;
 
@@ -156,6 +159,9 @@ export class Pacer {
 
 	/** The starts (busy ms) of the requests accepted since the last refusal. */
 	private readonly acceptedSinceRefusal: number[] = [];
+
+	/** The start (busy ms) of the request the last refusal answered. */
+	private lastRefusedAt = -Infinity;
 
 	/** The most the limit took at once: all the first stretch before the first refusal accepted. */
 	private mostAtOnce = Infinity;
@@ -304,6 +310,7 @@ export class Pacer {
 
 	private refused(cycle: Cycle, now: number, startedAt: number): void {
 		const first = !Number.isFinite(this.rate);
+		const measuredBefore = this.measured;
 		const probed = this.probing;
 		this.probing = false;
 		this.tail = {
@@ -320,15 +327,17 @@ export class Pacer {
 		this.windowAtOnce = false;
 		const drained = this.drainedRate(this.busy(startedAt));
 		this.acceptedSinceRefusal.length = 0;
+		this.lastRefusedAt = this.busy(startedAt);
 		if (this.shape === 'window') {
-			if (this.windowCount < this.counted) {
-				this.shape = 'unknown';
-				this.windowCount = Infinity;
+			// A window refuses once its count was taken within it: refused short of that, it was not one (a bucket's burst read as one).
+			const taken = this.held.filter((at) => at > now - this.windowMs * WINDOW_MARGIN).length;
+			if (this.windowCount >= this.counted && taken >= 0.9 * this.windowCount) {
+				this.windowCount = Math.floor(0.9 * this.windowCount);
+				this.pace(windowPace(this.windowCount, this.windowMs), this.pausedUntil);
 				return;
 			}
-			this.windowCount = Math.floor(0.9 * this.windowCount);
-			this.pace(windowPace(this.windowCount, this.windowMs), this.pausedUntil);
-			return;
+			this.shape = 'unknown';
+			this.windowCount = Infinity;
 		}
 		if (drained > this.floor) {
 			this.floor = drained;
@@ -349,14 +358,16 @@ export class Pacer {
 		const heldBefore = probed && drained === 0 ? this.probedFrom : 0;
 		const known = Math.max(this.floor, accepted, refilled, heldBefore);
 		let rate = Math.min(known > 0 ? known : this.ceiling / 2, this.ceiling / 1.05) * UNDER_LIMIT;
-		// Refused soon after a wait: the burst taken at once was more than the bucket held.
-		if (this.shape === 'refills' && this.burst > 1 && cycle.busyMs < HOLD_MS && !probed) {
+		// Refused before the burst given after the wait was spent, at a measured pace: the burst was more than the bucket held
+		// (at a guessed one, the pace is the likelier fault: a large burst over the wait reads as a fast rate).
+		const burstRefused = cycle.accepted < this.creditAfterWait && measuredBefore && !probed;
+		if (this.shape === 'refills' && this.burst > 1 && burstRefused) {
 			this.burst = Math.max(1, (cycle.accepted - this.rate * cycle.busyMs) * 0.8);
 			rate = this.rate;
 			this.ceiling = ceiling;
 		}
 		this.pace(rate, this.pausedUntil);
-		if (this.shape === 'refills') this.credit = Math.min(this.burst, rate * cycle.waitMs);
+		if (this.shape === 'refills') this.giveCredit(rate * cycle.waitMs);
 	}
 
 	/** After a refusal's wait: the answers to requests already on their way tell a bucket from a window. */
@@ -374,7 +385,7 @@ export class Pacer {
 		else if (unknown && windowShown) this.shape = 'window';
 		this.countWindow(tail, now);
 		if (!tail.first) {
-			if (unknown && windowShown && !this.measured) {
+			if (unknown && windowShown && !Number.isFinite(this.windowCount)) {
 				const windowMs = Math.max(HOLD_MS, tail.cycle.waitMs);
 				const count = this.held.filter((at) => at > tail.from - windowMs).length;
 				this.windowFound(count, count, windowMs, now);
@@ -387,7 +398,12 @@ export class Pacer {
 		const accepted = tail.cycle.accepted + tail.acceptedStarts.length - refilled;
 		this.mostAtOnce = accepted;
 		let rate = this.rate;
-		if (refilled >= TAIL_COUNTED) rate = Math.max(rate, (refilled / spanMs) * 0.9);
+		const tailRate = (refilled / spanMs) * 0.9;
+		// A few refills over a short span read the rate loosely: measured where they are many, or near the stretch's rate.
+		const tailMeasures =
+			refilled >= TAIL_COUNTED &&
+			(refilled >= TAIL_MEASURED || Math.abs(tailRate / this.rate - 1) <= 0.3);
+		if (refilled >= TAIL_COUNTED) rate = Math.max(rate, tailRate);
 		else if (this.shape === 'window') {
 			// Sent at once only where all accepted fit in the wait: a longer stretch held more than one window's count.
 			this.windowAtOnce = busyMs <= waitMs;
@@ -395,12 +411,12 @@ export class Pacer {
 			this.windowMs = Math.max(busyMs, waitMs);
 			rate = Math.max(rate, windowPace(accepted, this.windowMs));
 		}
-		this.measured = refilled >= TAIL_COUNTED || this.shape === 'window';
+		this.measured = tailMeasures || this.shape === 'window';
 		if (this.shape === 'refills') {
 			// A tenth under, and of those accepted before the refusal only (a guessed rate reads the burst high):
 			// a credit past what the bucket holds is a refusal and a wait of a second.
 			this.burst = Math.max(1, 0.9 * (tail.cycle.accepted - (rate / UNDER_LIMIT) * busyMs));
-			this.credit = Math.min(this.burst, rate * waitMs);
+			this.giveCredit(rate * waitMs);
 		}
 		this.ceiling = Math.max(this.ceiling, rate / UNDER_LIMIT);
 		if (rate !== this.rate) this.pace(rate, now);
@@ -420,6 +436,11 @@ export class Pacer {
 		this.pace(windowPace(windowCount, windowMs), now);
 	}
 
+	/** After a wait, the burst refilled meanwhile goes at once. */
+	private giveCredit(refilled: number): void {
+		this.credit = this.creditAfterWait = Math.min(this.burst, refilled);
+	}
+
 	private remember(acceptedStart: number): void {
 		const starts = this.acceptedSinceRefusal;
 		starts.push(acceptedStart);
@@ -432,7 +453,11 @@ export class Pacer {
 	 */
 	private drainedRate(refusedAt: number): number {
 		const starts = this.acceptedSinceRefusal.filter((at) => at <= refusedAt).sort((a, b) => b - a);
-		let rate = 0;
+		// A bucket was empty at the last refusal too: all it accepted since came from its refill.
+		let rate =
+			this.shape === 'refills' && starts.length >= DRAINED_REQUESTS
+				? (starts.length - 1) / (refusedAt - this.lastRefusedAt)
+				: 0;
 		starts.forEach((at, index) => {
 			const beyond = index + 1 - this.mostAtOnce;
 			if (beyond >= DRAINED_REQUESTS && at < refusedAt)

@@ -114,31 +114,8 @@ describe('The pace it learns from the service', () => {
 		expect(refusals().length).toBeLessThanOrEqual(2);
 	});
 
-	it('behind a token bucket with a small burst, a faster pace refused falls back to the rate the bucket refilled at: refused twice, then never', async () => {
-		sandbox().setLimits({ rateLimit: { requests: 30, burst: 8 } });
-
-		const run = await runNode({
-			credentials: credentials(),
-			parameters: createEachClient,
-			input: newClients(200),
-		});
-
-		expect(run.error).toBeUndefined();
-		expect([...created().values()]).toEqual(Array(200).fill(1));
-		const [, second] = refusals();
-		expect(refusals()).toHaveLength(2);
-		// Neither a pace the burst carried nor a quarter of the rate: the bucket allows 60 in the two seconds after the wait.
-		const accepted = posts().filter(
-			(post) =>
-				post.status === 201 &&
-				post.receivedAt >= second + 1_000 &&
-				post.receivedAt < second + 3_000,
-		);
-		expect(accepted.length).toBeGreaterThanOrEqual(51);
-	});
-
-	/** Creates `count` clients behind `limits`, each once; returns the POSTs the service received after the first refusal's wait. */
-	async function createdAfterFirstWait(limits: LimitSettings, count: number) {
+	/** Creates `count` clients behind `limits`, and checks each was created once. */
+	async function createdEachOnce(limits: LimitSettings, count: number) {
 		sandbox().setLimits(limits);
 		const run = await runNode({
 			credentials: credentials(),
@@ -147,6 +124,45 @@ describe('The pace it learns from the service', () => {
 		});
 		expect(run.error).toBeUndefined();
 		expect([...created().values()]).toEqual(Array(count).fill(1));
+	}
+
+	/** The creates the service accepted from `from` for `ms`. */
+	const acceptedWithin = (from: number, ms: number) =>
+		posts().filter(
+			(post) => post.status === 201 && post.receivedAt >= from && post.receivedAt < from + ms,
+		);
+
+	it('behind a token bucket with a small burst, a faster pace refused falls back to the rate the bucket refilled at: refused twice, then never', async () => {
+		await createdEachOnce({ rateLimit: { requests: 30, burst: 8 } }, 200);
+
+		const [, second] = refusals();
+		expect(refusals()).toHaveLength(2);
+		// Neither a pace the burst carried nor a quarter of the rate: the bucket allows 60 in the two seconds after the wait.
+		expect(acceptedWithin(second + 1_000, 2_000).length).toBeGreaterThanOrEqual(51);
+	});
+
+	// The 60 taken at once before the first refusal read as a fast rate (at 50 ms, with the refills the
+	// requests on their way showed), or as a window's count (at no round trip, where they spanned too
+	// little to show one); the next refusal tells the refill rate, and only a faster pace tried after
+	// seconds at it is refused again.
+	it.each([0, 50])(
+		'behind a token bucket with a large burst and a slow refill, falls to the refill rate at the next refusal (%i ms away)',
+		async (latencyMs) => {
+			await createdEachOnce({ latencyMs, rateLimit: { requests: 20, burst: 60 } }, 200);
+
+			const [, second] = refusals();
+			expect(refusals().length).toBeLessThanOrEqual(3);
+			const afterWait = posts().filter(
+				(post) => post.receivedAt >= second + 1_000 && post.receivedAt < second + 3_000,
+			);
+			expect(afterWait.length).toBeGreaterThanOrEqual(34);
+			expect(afterWait.filter((post) => post.status === 429)).toEqual([]);
+		},
+	);
+
+	/** Creates `count` clients behind `limits`, each once; returns the POSTs the service received after the first refusal's wait. */
+	async function createdAfterFirstWait(limits: LimitSettings, count: number) {
+		await createdEachOnce(limits, count);
 		const firstRefused = posts().find((post) => post.status === 429);
 		expect(firstRefused).toBeDefined();
 		// The service asks a whole second at least: whatever arrives half a second on was sent after the wait.
@@ -168,16 +184,8 @@ describe('The pace it learns from the service', () => {
 	});
 
 	it('behind a window a later refusal showed (at no round trip the first showed none), sends its count at once after that wait', async () => {
-		sandbox().setLimits({ rateLimit: { requests: 40, shape: 'sliding-window' } });
+		await createdEachOnce({ rateLimit: { requests: 40, shape: 'sliding-window' } }, 160);
 
-		const run = await runNode({
-			credentials: credentials(),
-			parameters: createEachClient,
-			input: newClients(160),
-		});
-
-		expect(run.error).toBeUndefined();
-		expect([...created().values()]).toEqual(Array(160).fill(1));
 		expect(refusals().length).toBeLessThanOrEqual(2);
 		const lastRefused = refusals().at(-1) as number;
 		const windowAfterWait = posts()
