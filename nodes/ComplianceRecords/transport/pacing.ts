@@ -61,6 +61,7 @@ interface Turn {
 /** What each does and why: docs/service-limits.md, "How fast an execution sends". */
 const FIRST_IN_FLIGHT = 8;
 const HOLD_MS = 1_000;
+const CREDIT_UNDER = 0.9;
 const UNDER_LIMIT = 0.98;
 const WINDOW_MARGIN = 1.01;
 const TAIL_COUNTED = 2;
@@ -185,7 +186,10 @@ export class Pacer {
 			this.idleMs += idleMs;
 			this.idleSince = undefined;
 			if (Number.isFinite(this.rate))
-				this.credit = Math.max(this.credit, Math.min(this.burst, idleMs * this.rate));
+				this.credit = Math.max(
+					this.credit,
+					Math.min(CREDIT_UNDER * this.burst, idleMs * this.rate),
+				);
 		}
 		if (this.inFlight < Math.min(this.window, this.maxInFlight) && this.queued.length === 0)
 			this.inFlight++;
@@ -378,8 +382,9 @@ export class Pacer {
 		// Accepted after the service ran out: it refilled meanwhile, at about their count over the span.
 		const refilled = tail.acceptedStarts.filter((at) => at > tail.emptiedAt).length;
 		const spanMs = tail.lastStartedAt - tail.emptiedAt;
-		// None accepted where two were due at the pace refused (the first time, the rate it showed): a bucket refills one at least.
-		const windowShown = refilled === 0 && spanMs * (tail.first ? this.rate : tail.pace) >= 2;
+		// None accepted where more than one was due at the pace refused (the first time, the rate it showed): a bucket refills
+		// one at least (a fifth over one: the starts are timed here, not where the service counts them).
+		const windowShown = refilled === 0 && spanMs * (tail.first ? this.rate : tail.pace) >= 1.2;
 		const unknown = this.shape === 'unknown';
 		if (refilled > 0) this.shape = 'refills';
 		else if (unknown && windowShown) this.shape = 'window';
@@ -413,9 +418,8 @@ export class Pacer {
 		}
 		this.measured = tailMeasures || this.shape === 'window';
 		if (this.shape === 'refills') {
-			// A tenth under, and of those accepted before the refusal only (a guessed rate reads the burst high):
-			// a credit past what the bucket holds is a refusal and a wait of a second.
-			this.burst = Math.max(1, 0.9 * (tail.cycle.accepted - (rate / UNDER_LIMIT) * busyMs));
+			// Of those accepted before the refusal only (a guessed rate reads the burst high).
+			this.burst = Math.max(1, tail.cycle.accepted - (rate / UNDER_LIMIT) * busyMs);
 			this.giveCredit(rate * waitMs);
 		}
 		this.ceiling = Math.max(this.ceiling, rate / UNDER_LIMIT);
@@ -436,9 +440,9 @@ export class Pacer {
 		this.pace(windowPace(windowCount, windowMs), now);
 	}
 
-	/** After a wait, the burst refilled meanwhile goes at once. */
+	/** After a wait, the burst refilled meanwhile goes at once, a tenth under: past what the bucket holds is a refusal and a wait of a second. */
 	private giveCredit(refilled: number): void {
-		this.credit = this.creditAfterWait = Math.min(this.burst, refilled);
+		this.credit = this.creditAfterWait = Math.min(CREDIT_UNDER * this.burst, refilled);
 	}
 
 	private remember(acceptedStart: number): void {
