@@ -62,6 +62,7 @@ interface Turn {
 const FIRST_IN_FLIGHT = 8;
 const HOLD_MS = 1_000;
 const CREDIT_UNDER = 0.9;
+const WINDOW_DUE = 1.2;
 const UNDER_LIMIT = 0.98;
 const WINDOW_MARGIN = 1.01;
 const TAIL_COUNTED = 2;
@@ -186,10 +187,7 @@ export class Pacer {
 			this.idleMs += idleMs;
 			this.idleSince = undefined;
 			if (Number.isFinite(this.rate))
-				this.credit = Math.max(
-					this.credit,
-					Math.min(CREDIT_UNDER * this.burst, idleMs * this.rate),
-				);
+				this.credit = Math.max(this.credit, this.creditFor(idleMs * this.rate));
 		}
 		if (this.inFlight < Math.min(this.window, this.maxInFlight) && this.queued.length === 0)
 			this.inFlight++;
@@ -384,7 +382,8 @@ export class Pacer {
 		const spanMs = tail.lastStartedAt - tail.emptiedAt;
 		// None accepted where more than one was due at the pace refused (the first time, the rate it showed): a bucket refills
 		// one at least (a fifth over one: the starts are timed here, not where the service counts them).
-		const windowShown = refilled === 0 && spanMs * (tail.first ? this.rate : tail.pace) >= 1.2;
+		const windowShown =
+			refilled === 0 && spanMs * (tail.first ? this.rate : tail.pace) >= WINDOW_DUE;
 		const unknown = this.shape === 'unknown';
 		if (refilled > 0) this.shape = 'refills';
 		else if (unknown && windowShown) this.shape = 'window';
@@ -440,9 +439,14 @@ export class Pacer {
 		this.pace(windowPace(windowCount, windowMs), now);
 	}
 
-	/** After a wait, the burst refilled meanwhile goes at once, a tenth under: past what the bucket holds is a refusal and a wait of a second. */
+	/** After a wait, the burst refilled meanwhile goes at once. */
 	private giveCredit(refilled: number): void {
-		this.credit = this.creditAfterWait = Math.min(CREDIT_UNDER * this.burst, refilled);
+		this.credit = this.creditAfterWait = this.creditFor(refilled);
+	}
+
+	/** What goes at once of `refilled`: the burst at most, a tenth under (past what the bucket holds is a refusal and a second's wait). */
+	private creditFor(refilled: number): number {
+		return Math.min(CREDIT_UNDER * this.burst, refilled);
 	}
 
 	private remember(acceptedStart: number): void {
