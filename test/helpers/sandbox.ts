@@ -1,5 +1,10 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports --
+   development tooling, not a node: runs in Node, not in n8n */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import {
 	startSandbox,
+	type LimitSettings,
 	type LoggedRequest,
 	type Sandbox,
 	type SandboxOptions,
@@ -110,4 +115,24 @@ export function expectReceived(
 	expect(headers['accept-version']).toBe('1.0.0');
 	expect(headers.accept).toBe('application/json');
 	if (expected.body !== undefined) expect(headers['content-type']).toMatch(/^application\/json/);
+}
+
+/** Runs `run`, and sets `limits` once the sandbox has received `count` requests meanwhile: a limit that changes mid-run. */
+export async function withLimitsChangedAfter<T>(
+	sandbox: Sandbox,
+	count: number,
+	limits: LimitSettings,
+	run: () => Promise<T>,
+): Promise<T> {
+	let running = true;
+	const watching = (async () => {
+		while (running && sandbox.requests().length < count) await sleep(5);
+		if (running) sandbox.setLimits(limits);
+	})();
+	try {
+		return await run();
+	} finally {
+		running = false;
+		await watching;
+	}
 }

@@ -385,10 +385,18 @@ export class Pacer {
 		const windowShown =
 			refilled === 0 && spanMs * (tail.first ? this.rate : tail.pace) >= WINDOW_DUE;
 		const unknown = this.shape === 'unknown';
+		const bucketFound = refilled > 0 && this.shape !== 'refills';
 		if (refilled > 0) this.shape = 'refills';
 		else if (unknown && windowShown) this.shape = 'window';
 		this.countWindow(tail, now);
 		if (!tail.first) {
+			// A bucket found at a later refusal: its burst is what the stretch after the last wait took beyond its rate
+			// (left at one, a later refusal reads all but one of those as refills, the rate high).
+			if (bucketFound)
+				this.burst = Math.max(
+					1,
+					tail.cycle.accepted - (this.rate / UNDER_LIMIT) * tail.cycle.busyMs,
+				);
 			if (unknown && windowShown && !Number.isFinite(this.windowCount)) {
 				const windowMs = Math.max(HOLD_MS, tail.cycle.waitMs);
 				const count = this.held.filter((at) => at > tail.from - windowMs).length;

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runInRounds, runNode } from '../../../helpers';
 import { createEachClient, newClients } from '../../../helpers/bulkCreate';
-import { useControlledSandbox } from '../../../helpers/sandbox';
+import { useControlledSandbox, withLimitsChangedAfter } from '../../../helpers/sandbox';
 
 /* The execution's requests in flight and its pace, in n8n's engine against the sandbox playing
  * the service's limits. */
@@ -150,6 +150,20 @@ describe('The pace it learns from the service', () => {
 		const afterWait = receivedWithin(second + 1_000, 2_000);
 		expect(afterWait.length).toBeGreaterThanOrEqual(34);
 		expect(afterWait.filter((post) => post.status === 429)).toEqual([]);
+	});
+
+	it('behind a window that tightens mid-run (a limit shared with another client), falls to the rate it allows now', async () => {
+		// After 100 creates the service allows 10 a second: a bucket, found at a later refusal.
+		await withLimitsChangedAfter(sandbox(), 100, { rateLimit: { requests: 10, burst: 10 } }, () =>
+			createdEachOnce(
+				{ latencyMs: 100, rateLimit: { requests: 40, shape: 'sliding-window' } },
+				170,
+			),
+		);
+
+		// Read with a burst of one, each refusal lowered the pace by a fifth only: 5 refusals after the change.
+		const changedAt = posts()[99].receivedAt;
+		expect(refusals().filter((at) => at > changedAt).length).toBeLessThanOrEqual(3);
 	});
 
 	/** Creates `count` clients behind `limits`, each once; returns the POSTs the service received after the first refusal's wait. */
