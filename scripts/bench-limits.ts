@@ -6,8 +6,8 @@
  * (bench-service.ts). Tables:
  * 1. Requests in flight: Client > Create of many clients behind TLS at round-trip times of 0, 20
  *    and 50 ms. n8n's routing as it sends, every item at once (the floor: a minimal declarative
- *    node, below); the floor with at most N requests in flight, kept by the package's own
- *    pacer (transport/pacing.ts) for several N; and the node. Time, creates a second, the most
+ *    node, below); the floor with at most N requests in flight, from the first, for several N;
+ *    and the node. Time, creates a second, the most
  *    requests in flight at once (counted in this process on Node's HTTP client diagnostics
  *    channels: from a request's start to its answer's end, or its failure), connections.
  * 2. Behind a rate limit of 10, 40 and 100 requests a second, kept as a token bucket with a
@@ -45,8 +45,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ComplianceRecords } from '../nodes/ComplianceRecords/ComplianceRecords.node.ts';
-import { MAX_IN_FLIGHT, Pacer } from '../nodes/ComplianceRecords/transport/pacing';
-import { sendWithRetries } from '../nodes/ComplianceRecords/transport/retries';
+import { MAX_IN_FLIGHT } from '../nodes/ComplianceRecords/transport/pacing';
 import {
 	CredentialStore,
 	runInRounds,
@@ -110,19 +109,37 @@ const BASELINE = 'c8a04bc';
 
 // ---- What sends ----
 
-/**
- * With 'In Flight' above 0, the floor's request goes through the package's own pacer and retry
- * rule, one pacer per execution holding that many: the node's way, with another N.
- */
-async function sendPaced(
+/** At most `most` sends at once, the rest in turn: N in flight from the first (the node's pacer widens to N). */
+class InFlightBound {
+	private inFlight = 0;
+
+	private readonly waiting: Array<() => void> = [];
+
+	constructor(private readonly most: number) {}
+
+	async run<T>(send: () => Promise<T>): Promise<T> {
+		if (this.inFlight < this.most) this.inFlight++;
+		else await new Promise<void>((resolve) => this.waiting.push(resolve));
+		try {
+			return await send();
+		} finally {
+			const next = this.waiting.shift();
+			if (next) next();
+			else this.inFlight--;
+		}
+	}
+}
+
+/** With 'In Flight' above 0, the floor's requests of one execution go at most that many at once. */
+async function sendBounded(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
 	const store = this.getContext('node');
-	store.pacer ??= new Pacer(this.getNodeParameter('inFlight', 1) as number);
-	return await sendWithRetries(async () => await this.makeRoutingRequest(requestData), 'POST', {
-		pacer: store.pacer as Pacer,
-	});
+	store.bound ??= new InFlightBound(this.getNodeParameter('inFlight', 1) as number);
+	return await (store.bound as InFlightBound).run(
+		async () => await this.makeRoutingRequest(requestData),
+	);
 }
 
 /** n8n's floor for Create: the simplest declarative node that creates a client per input item. */
@@ -137,8 +154,7 @@ class CreateFloor implements INodeType {
 				name: 'inFlight',
 				type: 'number',
 				default: 0,
-				description:
-					'At most this many requests in flight, through the package pacer; 0: as n8n sends',
+				description: 'At most this many requests in flight; 0: as n8n sends',
 			},
 			{
 				displayName: 'Operation',
@@ -179,25 +195,25 @@ class CreateFloor implements INodeType {
 	);
 }
 
-/** The floor whose requests are paced: the same, its send through {@link sendPaced}. */
-class PacedCreateFloor extends CreateFloor {
+/** The floor whose requests are bounded: the same, its send through {@link sendBounded}. */
+class BoundedCreateFloor extends CreateFloor {
 	constructor() {
 		super();
 		const operation = this.description.properties.find((property) => property.name === 'operation');
 		const create = operation?.options?.[0] as { routing: { send?: object; operations?: object } };
 		create.routing.send = { paginate: true };
-		create.routing.operations = { pagination: sendPaced };
+		create.routing.operations = { pagination: sendBounded };
 		this.description = {
 			...this.description,
-			name: 'pacedCreateFloor',
-			displayName: 'Paced Create Floor',
-			defaults: { name: 'Paced Create Floor' },
+			name: 'boundedCreateFloor',
+			displayName: 'Bounded Create Floor',
+			defaults: { name: 'Bounded Create Floor' },
 		};
 	}
 }
 
-const floors = { unbounded: new CreateFloor(), paced: new PacedCreateFloor() };
-const floorTypes = new TestNodeTypes([floors.unbounded, floors.paced]);
+const floors = { unbounded: new CreateFloor(), bounded: new BoundedCreateFloor() };
+const floorTypes = new TestNodeTypes([floors.unbounded, floors.bounded]);
 const newestVersion = Math.max(...[new ComplianceRecords().description.version].flat());
 
 type Sender = {
@@ -265,13 +281,13 @@ const SENDERS = {
 				parameters: { operation: 'create', ...names },
 			}),
 	},
-	pacedFloor: (inFlight: number): Sender => ({
+	boundedFloor: (inFlight: number): Sender => ({
 		name: `at most ${inFlight} in flight (floor)`,
 		run: (credentials, input) =>
 			runNode({
 				credentials,
 				input,
-				nodeType: floors.paced,
+				nodeType: floors.bounded,
 				nodeTypes: floorTypes,
 				parameters: { operation: 'create', inFlight, ...names },
 			}),
@@ -382,7 +398,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
 
 /** Table 1: Create behind TLS, by round-trip time and sender. */
 async function inFlightTable(certificate: CertificateFiles): Promise<string> {
-	const senders = [SENDERS.floor, ...PLAN.inFlight.map(SENDERS.pacedFloor), SENDERS.node];
+	const senders = [SENDERS.floor, ...PLAN.inFlight.map(SENDERS.boundedFloor), SENDERS.node];
 	const rows: string[][] = [];
 	for (const rttMs of PLAN.rttsMs) {
 		await withEndpoint(0, { rttMs, tls: certificate }, async (endpoint) => {

@@ -60,6 +60,7 @@ interface Turn {
 
 /** What each does and why: docs/service-limits.md, "How fast an execution sends". */
 const FIRST_IN_FLIGHT = 8;
+const EXECUTION_SENDS_PER_MS = 0.5;
 const HOLD_MS = 1_000;
 const CREDIT_UNDER = 0.9;
 const WINDOW_DUE = 1.2;
@@ -105,6 +106,9 @@ export class Pacer {
 	private readonly queued: Array<() => void> = [];
 
 	private window = FIRST_IN_FLIGHT;
+
+	/** The quickest answer accepted: the round trip with nothing queued before it. */
+	private quickestMs = Infinity;
 
 	private pausedUntil = 0;
 
@@ -258,7 +262,7 @@ export class Pacer {
 			this.held.push(now);
 			if (this.busy(startedAt) >= this.paceSince) this.acceptedAtPace++;
 			if (!sentBefore) this.remember(this.busy(startedAt));
-			this.window++;
+			this.widen(now - startedAt);
 			this.admit();
 			return;
 		}
@@ -522,6 +526,16 @@ export class Pacer {
 
 	private busy(at: number): number {
 		return at - this.idleMs;
+	}
+
+	/**
+	 * One more in flight for each answer accepted, up to a round trip's worth of what one execution can send: more
+	 * would only wait in n8n, and be refused together at a limit's first refusal.
+	 */
+	private widen(roundTripMs: number): void {
+		this.quickestMs = Math.min(this.quickestMs, roundTripMs);
+		const worth = Math.max(FIRST_IN_FLIGHT, Math.ceil(this.quickestMs * EXECUTION_SENDS_PER_MS));
+		this.window = Math.min(this.window + 1, worth, this.maxInFlight);
 	}
 
 	private leave(): void {
