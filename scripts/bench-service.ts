@@ -63,6 +63,7 @@ async function startService(clients: number): Promise<Service> {
 		[cli, '--port', '0', '--auth-port', '0', '--clients', String(clients), '--controls', '--quiet'],
 		{ stdio: ['ignore', 'pipe', 'inherit'] },
 	);
+	stopsWithThisProcess(child);
 	let output = '';
 	child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
 	while (!output.includes('Press Ctrl-C to stop.')) {
@@ -71,6 +72,14 @@ async function startService(clients: number): Promise<Service> {
 	}
 	const field = (label: string) => new RegExp(`${label} +(\\S+)`).exec(output)?.[1] as string;
 	return { process: child, baseUrl: field('API base URL'), apiKey: field('API key') };
+}
+
+/** Stops `child` when this process ends, also on a SIGTERM (Node runs no exit handler on a signal it does not handle). */
+function stopsWithThisProcess(child: ChildProcess): void {
+	const stop = () => child.kill('SIGINT');
+	process.once('exit', stop);
+	child.once('exit', () => process.off('exit', stop));
+	if (process.listenerCount('SIGTERM') === 0) process.once('SIGTERM', () => process.exit(143));
 }
 
 async function stopService(service: Service): Promise<void> {
@@ -174,9 +183,10 @@ export async function restartTrustingTestCertificate(name: string): Promise<numb
 				env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
 			},
 		);
-		// Ctrl-C reaches the child too: this process waits for it, then removes the directory.
+		// Ctrl-C reaches the child too, a SIGTERM is passed on: this process waits for it, then removes the directory.
 		const ignore = () => undefined;
 		process.on('SIGINT', ignore);
+		process.on('SIGTERM', () => child.kill('SIGTERM'));
 		return await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
