@@ -7,9 +7,9 @@
  * 1. Requests in flight: Client > Create of many clients behind TLS at round-trip times of 0, 20
  *    and 50 ms. n8n's routing as it sends, every item at once (the floor: a minimal declarative
  *    node, below); the floor with at most N requests in flight, from the first, for several N;
- *    and the node. Time, creates a second, the most
- *    requests in flight at once (counted in this process on Node's HTTP client diagnostics
- *    channels: from a request's start to its answer's end, or its failure), connections.
+ *    and the node. Time, creates a second, the most requests in flight at once (counted in this
+ *    process on Node's HTTP client diagnostics channels: from a request's start to its answer's
+ *    end, or its failure), connections.
  * 2. Behind a rate limit of 10, 40 and 100 requests a second, kept as a token bucket with a
  *    burst of a second's worth, one of a quarter second's worth, and as a sliding window of one
  *    second: a Create of 300 and of 1,000 clients at round-trip times of 0 and 50 ms, by this
@@ -109,7 +109,7 @@ const BASELINE = 'c8a04bc';
 
 // ---- What sends ----
 
-/** At most `most` sends at once, the rest in turn: N in flight from the first (the node's pacer widens to N). */
+/** At most `most` sends at once, the rest in turn: N in flight from the first (the node's pacer starts at 8 and widens). */
 class InFlightBound {
 	private inFlight = 0;
 
