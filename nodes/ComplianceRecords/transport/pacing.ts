@@ -105,6 +105,7 @@ export class Pacer {
 
 	private readonly queued: Array<() => void> = [];
 
+	/** The most in flight now: from 8, one more for each answer accepted, up to a round trip's worth ({@link widen}). */
 	private window = FIRST_IN_FLIGHT;
 
 	/** The quickest answer accepted: the round trip with nothing queued before it. */
@@ -183,8 +184,6 @@ export class Pacer {
 
 	private idleSince?: number = 0;
 
-	constructor(private readonly maxInFlight = MAX_IN_FLIGHT) {}
-
 	async turn({ method, sent, signal, roomToWaitMs }: Turn): Promise<number> {
 		if (this.idleSince !== undefined) {
 			const idleMs = performance.now() - this.idleSince;
@@ -193,8 +192,7 @@ export class Pacer {
 			if (Number.isFinite(this.rate))
 				this.credit = Math.max(this.credit, this.creditFor(idleMs * this.rate));
 		}
-		if (this.inFlight < Math.min(this.window, this.maxInFlight) && this.queued.length === 0)
-			this.inFlight++;
+		if (this.inFlight < this.window && this.queued.length === 0) this.inFlight++;
 		else
 			await new Promise<void>((resolve) =>
 				sent > 0 ? this.queued.unshift(resolve) : this.queued.push(resolve),
@@ -535,7 +533,7 @@ export class Pacer {
 	private widen(roundTripMs: number): void {
 		this.quickestMs = Math.min(this.quickestMs, roundTripMs);
 		const worth = Math.max(FIRST_IN_FLIGHT, Math.ceil(this.quickestMs * EXECUTION_SENDS_PER_MS));
-		this.window = Math.min(this.window + 1, worth, this.maxInFlight);
+		this.window = Math.min(this.window + 1, worth, MAX_IN_FLIGHT);
 	}
 
 	private leave(): void {
@@ -545,7 +543,7 @@ export class Pacer {
 	}
 
 	private admit(): void {
-		while (this.queued.length > 0 && this.inFlight < Math.min(this.window, this.maxInFlight)) {
+		while (this.queued.length > 0 && this.inFlight < this.window) {
 			this.inFlight++;
 			this.queued.shift()?.();
 		}
