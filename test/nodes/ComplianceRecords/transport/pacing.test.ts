@@ -181,6 +181,17 @@ describe('The pace it learns from the service', () => {
 		expect(refusedAfter.length).toBeLessThanOrEqual(3);
 	});
 
+	it('behind a window, tells it at the first refusal where none on their way was accepted though more than one was due: refused once', async () => {
+		await createdEachOnce(
+			{ latencyMs: 30, rateLimit: { requests: 40, shape: 'sliding-window' } },
+			120,
+		);
+
+		// 30 ms away their starts spanned 1.6 to 1.8 requests' time at the rate the first stretch showed, where a
+		// bucket refills one at least; waiting for two due, the window was told at a second refusal.
+		expect(refusals()).toHaveLength(1);
+	});
+
 	/** Creates `count` clients behind `limits`, each once; returns the POSTs the service received after the first refusal's wait. */
 	async function createdAfterFirstWait(limits: LimitSettings, count: number) {
 		await createdEachOnce(limits, count);
